@@ -1,0 +1,32 @@
+//===- HetGraphEnums.td - hetg enumerations ----------------*- tablegen -*-===//
+
+#ifndef HETC_DIALECT_HETGRAPH_ENUMS
+#define HETC_DIALECT_HETGRAPH_ENUMS
+
+include "mlir/IR/EnumAttr.td"
+include "HetGraphDialect.td"
+
+def HetG_GeluApproximation : I32EnumAttr<"GeluApproximation",
+    "how gelu evaluates the Gaussian CDF", [
+      I32EnumAttrCase<"none", 0>,
+      I32EnumAttrCase<"tanh", 1>
+    ]> {
+  let cppNamespace = "::hetc::hetg";
+  let genSpecializedAttr = 0;
+}
+def HetG_GeluApproximationAttr
+    : EnumAttr<HetGraph_Dialect, HetG_GeluApproximation, "gelu_approximation">;
+
+def HetG_LossReduction : I32EnumAttr<"LossReduction",
+    "how per-token losses are combined", [
+      I32EnumAttrCase<"none", 0>,
+      I32EnumAttrCase<"sum", 1>,
+      I32EnumAttrCase<"mean", 2>
+    ]> {
+  let cppNamespace = "::hetc::hetg";
+  let genSpecializedAttr = 0;
+}
+def HetG_LossReductionAttr
+    : EnumAttr<HetGraph_Dialect, HetG_LossReduction, "loss_reduction">;
+
+#endif // HETC_DIALECT_HETGRAPH_ENUMS

@@ -1,0 +1,27 @@
+# -*- Python -*-
+# lit configuration for hetc: IR tests for dialects and passes, importer
+# tests that start from ONNX model text, and checks on the model fixtures.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "HETC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".onnxtxt", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.hetc_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+config.substitutions.append(("%models", os.path.join(config.hetc_src_root, "models")))
+config.substitutions.append(("%python", "/usr/bin/python3"))
+
+tool_dirs = [config.hetc_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["hetc-opt", "hetc", "FileCheck", "not", "count"], tool_dirs)
+
+if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
+    config.available_features.add("onnx-testdata")
