@@ -416,8 +416,10 @@ static LogicalResult inferReduce(std::optional<Location> loc, StringRef opName,
                                      std::optional<Location> loc,              \
                                      Adaptor adaptor,                          \
                                      SmallVectorImpl<Type> &types) {           \
+    /* Parsing infers types before default-valued attributes are set. */     \
+    BoolAttr keepDims = adaptor.getKeepDimsAttr();                             \
     return inferReduce(loc, NAME, adaptor.getInput(), adaptor.getAxes(),       \
-                       adaptor.getKeepDims(), types);                          \
+                       !keepDims || keepDims.getValue(), types);               \
   }
 HETG_INFER_REDUCE(ReduceSumOp, "reduce_sum")
 HETG_INFER_REDUCE(ReduceMeanOp, "reduce_mean")

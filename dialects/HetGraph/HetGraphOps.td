@@ -72,7 +72,7 @@ def HetG_GeluOp : HetG_UnaryOp<"gelu", HetG_FloatTensor> {
     approximation `0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))`.
 
     ```mlir
-    %y = hetg.gelu %x {approximate = #hetg<gelu_approximation tanh>} : tensor<4x8xf32>
+    %y = hetg.gelu %x <{approximate = #hetg<gelu_approximation tanh>}> : tensor<4x8xf32>
     ```
   }];
   let arguments = (ins HetG_FloatTensor:$input,
@@ -179,7 +179,7 @@ def HetG_MatmulOp : HetG_InferredOp<"matmul"> {
     along the last dimension of the result.
 
     ```mlir
-    %y = hetg.matmul %x, %w bias %b : tensor<64xf32> {transpose_rhs}
+    %y = hetg.matmul %x, %w bias %b : tensor<64xf32> <{transpose_rhs}>
         : tensor<2x16x64xf32>, tensor<256x64xf32>
     ```
   }];
@@ -290,8 +290,8 @@ def HetG_SliceOp : HetG_InferredOp<"slice"> {
     Steps are positive.
 
     ```mlir
-    %y = hetg.slice %x {starts = array<i64: 0, 0>, ends = array<i64: 2, 8>,
-                        steps = array<i64: 1, 1>} : tensor<2x16xf32>
+    %y = hetg.slice %x <{starts = array<i64: 0, 0>, ends = array<i64: 2, 8>,
+                        steps = array<i64: 1, 1>}> : tensor<2x16xf32>
     ```
   }];
   let arguments = (ins HetG_NumericTensor:$input, DenseI64ArrayAttr:$starts,
@@ -308,7 +308,7 @@ def HetG_DynamicSliceOp : HetG_InferredOp<"dynamic_slice"> {
     `steps[i]`. Becomes `hetg.slice` once the bounds are constants.
 
     ```mlir
-    %y = hetg.dynamic_slice %x, %s, %e {axes = array<i64: 1>, steps = array<i64: 1>}
+    %y = hetg.dynamic_slice %x, %s, %e <{axes = array<i64: 1>, steps = array<i64: 1>}>
         : tensor<1x64x64xf32>, tensor<1xi64>, tensor<1xi64>
     ```
   }];
@@ -327,7 +327,7 @@ def HetG_ConcatOp : HetG_InferredOp<"concat"> {
   let summary = "Joins tensors along one dimension";
   let description = [{
     ```mlir
-    %y = hetg.concat %a, %b {axis = 0 : i64} : tensor<1xi64>, tensor<2xi64>
+    %y = hetg.concat %a, %b <{axis = 0 : i64}> : tensor<1xi64>, tensor<2xi64>
     ```
   }];
   let arguments = (ins Variadic<HetG_NumericTensor>:$inputs, I64Attr:$axis);
@@ -343,7 +343,7 @@ def HetG_GatherOp : HetG_InferredOp<"gather"> {
     indices count from the end. An embedding lookup is a gather on axis 0.
 
     ```mlir
-    %e = hetg.gather %table[%ids] {axis = 0 : i64} : tensor<256x64xf32>, tensor<2x16xi64>
+    %e = hetg.gather %table[%ids] <{axis = 0 : i64}> : tensor<256x64xf32>, tensor<2x16xi64>
     ```
   }];
   let arguments = (ins HetG_NumericTensor:$data, HetG_IndexTensor:$indices,
@@ -363,7 +363,7 @@ def HetG_ReduceSumOp : HetG_ReduceOp<"reduce_sum"> {
   let summary = "Sum over axes";
   let description = [{
     ```mlir
-    %s = hetg.reduce_sum %x {axes = array<i64: 2>} : tensor<2x16x64xf32>
+    %s = hetg.reduce_sum %x <{axes = array<i64: 2>}> : tensor<2x16x64xf32>
     ```
   }];
 }
@@ -371,7 +371,7 @@ def HetG_ReduceMeanOp : HetG_ReduceOp<"reduce_mean"> {
   let summary = "Mean over axes";
   let description = [{
     ```mlir
-    %m = hetg.reduce_mean %x {axes = array<i64: 2>} : tensor<2x16x64xf32>
+    %m = hetg.reduce_mean %x <{axes = array<i64: 2>}> : tensor<2x16x64xf32>
     ```
   }];
 }
@@ -379,7 +379,7 @@ def HetG_ReduceMaxOp : HetG_ReduceOp<"reduce_max"> {
   let summary = "Maximum over axes";
   let description = [{
     ```mlir
-    %m = hetg.reduce_max %x {axes = array<i64: 2>, keep_dims = false} : tensor<2x16x64xf32>
+    %m = hetg.reduce_max %x <{axes = array<i64: 2>, keep_dims = false}> : tensor<2x16x64xf32>
     ```
   }];
 }
@@ -388,7 +388,7 @@ def HetG_SoftmaxOp : HetG_Op<"softmax", [Pure, SameOperandsAndResultType]> {
   let summary = "Softmax along one axis";
   let description = [{
     ```mlir
-    %p = hetg.softmax %x {axis = 3 : i64} : tensor<2x4x16x16xf32>
+    %p = hetg.softmax %x <{axis = 3 : i64}> : tensor<2x4x16x16xf32>
     ```
   }];
   let arguments = (ins HetG_FloatTensor:$input, I64Attr:$axis);
@@ -401,7 +401,7 @@ def HetG_LogSoftmaxOp : HetG_Op<"log_softmax", [Pure, SameOperandsAndResultType]
   let summary = "Log of softmax along one axis";
   let description = [{
     ```mlir
-    %p = hetg.log_softmax %x {axis = 2 : i64} : tensor<2x16x256xf32>
+    %p = hetg.log_softmax %x <{axis = 2 : i64}> : tensor<2x16x256xf32>
     ```
   }];
   let arguments = (ins HetG_FloatTensor:$input, I64Attr:$axis);
@@ -419,7 +419,7 @@ def HetG_LayerNormOp : HetG_InferredOp<"layer_norm", [AttrSizedOperandSegments]>
 
     ```mlir
     %y = hetg.layer_norm %x scale %w : tensor<64xf32> bias %b : tensor<64xf32>
-        {axis = 2 : i64, epsilon = 1.0e-05 : f32} : tensor<2x16x64xf32>
+        <{axis = 2 : i64, epsilon = 1.0e-05 : f32}> : tensor<2x16x64xf32>
     ```
   }];
   let arguments = (ins HetG_FloatTensor:$input,
@@ -440,7 +440,7 @@ def HetG_RmsNormOp : HetG_InferredOp<"rms_norm"> {
     `x / sqrt(mean(x^2) + epsilon) * scale`.
 
     ```mlir
-    %y = hetg.rms_norm %x scale %w : tensor<64xf32> {epsilon = 1.0e-06 : f32}
+    %y = hetg.rms_norm %x scale %w : tensor<64xf32> <{epsilon = 1.0e-06 : f32}>
         : tensor<2x16x64xf32>
     ```
   }];
@@ -466,7 +466,7 @@ def HetG_AttentionOp : HetG_InferredOp<"attention"> {
     broadcasts to `[..., Tq, Tk]`.
 
     ```mlir
-    %o = hetg.attention %q, %k, %v {causal, scale = 2.500000e-01 : f32}
+    %o = hetg.attention %q, %k, %v <{causal, scale = 2.500000e-01 : f32}>
         : tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>
     ```
   }];
@@ -489,7 +489,7 @@ def HetG_CrossEntropyOp : HetG_InferredOp<"cross_entropy"> {
 
     ```mlir
     %l = hetg.cross_entropy %logits, %labels
-        {reduction = #hetg<loss_reduction mean>} : tensor<32x256xf32>, tensor<32xi64>
+        <{reduction = #hetg<loss_reduction mean>}> : tensor<32x256xf32>, tensor<32xi64>
     ```
   }];
   let arguments = (ins HetG_FloatTensor:$logits, HetG_IndexTensor:$labels,
@@ -511,7 +511,7 @@ def HetG_ShapeOp : HetG_InferredOp<"shape"> {
     Folds to a constant as soon as those dimensions are static.
 
     ```mlir
-    %s = hetg.shape %x {start = 0 : i64, end = 1 : i64} : tensor<?x16xi64>
+    %s = hetg.shape %x <{start = 0 : i64, end = 1 : i64}> : tensor<?x16xi64>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input, I64Attr:$start, I64Attr:$end);
@@ -541,7 +541,7 @@ def HetG_ConstantOfShapeOp : HetG_InferredOp<"constant_of_shape"> {
   let summary = "A tensor of a computed shape filled with one value";
   let description = [{
     ```mlir
-    %z = hetg.constant_of_shape %s {value = dense<0.0> : tensor<1xf32>} : tensor<2xi64>
+    %z = hetg.constant_of_shape %s <{value = dense<0.0> : tensor<1xf32>}> : tensor<2xi64>
     ```
   }];
   let arguments = (ins HetG_ShapeTensor:$shape, ElementsAttr:$value);
@@ -558,7 +558,7 @@ def HetG_TriluOp : HetG_Op<"trilu", [Pure, SameOperandsAndResultType]> {
     `col - row >= k`; the rest become zero.
 
     ```mlir
-    %m = hetg.trilu %ones {k = 0 : i64, upper = false} : tensor<16x16xf32>
+    %m = hetg.trilu %ones <{k = 0 : i64, upper = false}> : tensor<16x16xf32>
     ```
   }];
   let arguments = (ins HetG_NumericTensor:$input, I64Attr:$k, BoolAttr:$upper);

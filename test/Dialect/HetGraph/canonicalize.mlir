@@ -1,0 +1,193 @@
+// RUN: hetc-opt %s --canonicalize --split-input-file | FileCheck %s
+
+// Folders evaluate ops on constants; dynamic forms become static.
+
+// CHECK-LABEL: func.func @fold_integer_arithmetic
+func.func @fold_integer_arithmetic() -> (tensor<2x3xi64>, tensor<3xi64>, tensor<3xi1>, tensor<2xi64>) {
+  %a = hetg.constant dense<[[10], [20]]> : tensor<2x1xi64>
+  %b = hetg.constant dense<[1, 2, 3]> : tensor<3xi64>
+  %two = hetg.constant dense<2> : tensor<i64>
+  // CHECK-DAG: hetg.constant dense<{{\[\[}}11, 12, 13], [21, 22, 23]]> : tensor<2x3xi64>
+  %sum = hetg.add %a, %b : tensor<2x1xi64>, tensor<3xi64>
+  // Integer division truncates toward zero.
+  // CHECK-DAG: hetg.constant dense<[-1, -4, 0]> : tensor<3xi64>
+  %n = hetg.constant dense<[-3, -9, 1]> : tensor<3xi64>
+  %q = hetg.div %n, %two : tensor<3xi64>, tensor<i64>
+  // CHECK-DAG: hetg.constant dense<[false, true, false]> : tensor<3xi1>
+  %e = hetg.equal %b, %two : tensor<3xi64>, tensor<i64>
+  %m = hetg.mul %b, %two : tensor<3xi64>, tensor<i64>
+  %s = hetg.sub %m, %b : tensor<3xi64>, tensor<3xi64>
+  // CHECK-DAG: hetg.constant dense<[2, 3]> : tensor<2xi64>
+  %r = hetg.slice %s <{starts = array<i64: 1>, ends = array<i64: 9223372036854775807>, steps = array<i64: 1>}> : tensor<3xi64>
+  return %sum, %q, %e, %r : tensor<2x3xi64>, tensor<3xi64>, tensor<3xi1>, tensor<2xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @no_fold_integer_division_by_zero
+func.func @no_fold_integer_division_by_zero() -> tensor<1xi64> {
+  %a = hetg.constant dense<[4]> : tensor<1xi64>
+  %z = hetg.constant dense<[0]> : tensor<1xi64>
+  // CHECK: hetg.div
+  %q = hetg.div %a, %z : tensor<1xi64>, tensor<1xi64>
+  return %q : tensor<1xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_float_math
+func.func @fold_float_math() -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %a = hetg.constant dense<[4.0, 9.0]> : tensor<2xf32>
+  // CHECK-DAG: hetg.constant dense<[2.000000e+00, 3.000000e+00]> : tensor<2xf32>
+  %s = hetg.sqrt %a : tensor<2xf32>
+  // CHECK-DAG: hetg.constant dense<[2.500000e-01, 0.111111112]> : tensor<2xf32>
+  %r = hetg.reciprocal %a : tensor<2xf32>
+  %x = hetg.constant dense<[0.0, 1.0]> : tensor<2xf32>
+  // gelu(1) = 0.5 * (1 + erf(1/sqrt(2))) = 0.841344...
+  // CHECK-DAG: hetg.constant dense<[0.000000e+00, 0.84134{{[0-9]+}}]> : tensor<2xf32>
+  %g = hetg.gelu %x : tensor<2xf32>
+  // CHECK-DAG: hetg.constant dense<[0.000000e+00, 8.41192{{[0-9]*}}e-01]> : tensor<2xf32>
+  %t = hetg.gelu %x <{approximate = #hetg<gelu_approximation tanh>}> : tensor<2xf32>
+  return %s, %r, %g, %t : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_where_and_cast
+func.func @fold_where_and_cast() -> (tensor<2x2xf32>, tensor<3xi64>, tensor<3xf32>) {
+  %c = hetg.constant dense<[[true, false], [true, true]]> : tensor<2x2xi1>
+  %z = hetg.constant dense<0.0> : tensor<f32>
+  %n = hetg.constant dense<0xFF800000> : tensor<f32>
+  // CHECK-DAG: hetg.constant dense<{{\[\[}}0.000000e+00, 0xFF800000], [0.000000e+00, 0.000000e+00]]> : tensor<2x2xf32>
+  %w = hetg.where %c, %z, %n : tensor<2x2xi1>, tensor<f32>, tensor<f32>
+  // Float to integer truncates toward zero.
+  // CHECK-DAG: hetg.constant dense<[1, -1, 2]> : tensor<3xi64>
+  %f = hetg.constant dense<[1.7, -1.5, 2.0]> : tensor<3xf32>
+  %i = hetg.cast %f to i64 : tensor<3xf32>
+  // CHECK-DAG: hetg.constant dense<[1.000000e+00, -1.000000e+00, 2.000000e+00]> : tensor<3xf32>
+  %b = hetg.cast %i to f32 : tensor<3xi64>
+  return %w, %i, %b : tensor<2x2xf32>, tensor<3xi64>, tensor<3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @cast_to_same_type_is_identity
+// CHECK-SAME: (%[[X:.*]]: tensor<3xf32>)
+func.func @cast_to_same_type_is_identity(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // CHECK-NOT: hetg.cast
+  // CHECK: return %[[X]]
+  %y = hetg.cast %x to f32 : tensor<3xf32>
+  return %y : tensor<3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_transposes
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+func.func @fold_transposes(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<4x2x3xf32>, tensor<3x2xi64>) {
+  %a = hetg.transpose %x [1, 0, 2] : tensor<2x3x4xf32>
+  %b = hetg.transpose %a [1, 0, 2] : tensor<3x2x4xf32>
+  // CHECK: hetg.constant dense<{{\[\[}}1, 4], [2, 5], [3, 6]]> : tensor<3x2xi64>
+  // CHECK: %[[T:.*]] = hetg.transpose %[[X]] [2, 0, 1] : tensor<2x3x4xf32>
+  %c = hetg.transpose %x [0, 2, 1] : tensor<2x3x4xf32>
+  %d = hetg.transpose %c [1, 0, 2] : tensor<2x4x3xf32>
+  %k = hetg.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi64>
+  %kt = hetg.transpose %k [1, 0] : tensor<2x3xi64>
+  // CHECK: return %[[X]], %[[T]]
+  return %b, %d, %kt : tensor<2x3x4xf32>, tensor<4x2x3xf32>, tensor<3x2xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_reshapes
+// CHECK-SAME: (%[[X:.*]]: tensor<2x6xf32>)
+func.func @fold_reshapes(%x: tensor<2x6xf32>) -> (tensor<12xf32>, tensor<2x2xi64>) {
+  // CHECK: hetg.constant dense<{{\[\[}}1, 2], [3, 4]]> : tensor<2x2xi64>
+  // CHECK: %[[R:.*]] = hetg.reshape %[[X]] : tensor<2x6xf32> -> tensor<12xf32>
+  %a = hetg.reshape %x : tensor<2x6xf32> -> tensor<3x4xf32>
+  %b = hetg.reshape %a : tensor<3x4xf32> -> tensor<12xf32>
+  %k = hetg.constant dense<[1, 2, 3, 4]> : tensor<4xi64>
+  %kr = hetg.reshape %k : tensor<4xi64> -> tensor<2x2xi64>
+  // CHECK: return %[[R]]
+  return %b, %kr : tensor<12xf32>, tensor<2x2xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_data_movement
+func.func @fold_data_movement() -> (tensor<2x3xi64>, tensor<4xi64>, tensor<2x2xf32>, tensor<1x2xi64>) {
+  %k = hetg.constant dense<[1, 2, 3]> : tensor<3xi64>
+  // CHECK-DAG: hetg.constant dense<{{\[\[}}1, 2, 3], [1, 2, 3]]> : tensor<2x3xi64>
+  %b = hetg.broadcast %k : tensor<3xi64> -> tensor<2x3xi64>
+  %one = hetg.constant dense<[7]> : tensor<1xi64>
+  // CHECK-DAG: hetg.constant dense<[7, 1, 2, 3]> : tensor<4xi64>
+  %c = hetg.concat %one, %k <{axis = 0 : i64}> : tensor<1xi64>, tensor<3xi64>
+  %t = hetg.constant dense<[[0.5, 1.5], [2.5, 3.5], [4.5, 5.5]]> : tensor<3x2xf32>
+  %ids = hetg.constant dense<[2, -3]> : tensor<2xi64>
+  // CHECK-DAG: hetg.constant dense<{{\[\[}}4.500000e+00, 5.500000e+00], [5.000000e-01, 1.500000e+00]]> : tensor<2x2xf32>
+  %g = hetg.gather %t[%ids] <{axis = 0 : i64}> : tensor<3x2xf32>, tensor<2xi64>
+  %m = hetg.constant dense<[[1, 2, 3, 4], [5, 6, 7, 8]]> : tensor<2x4xi64>
+  // CHECK-DAG: hetg.constant dense<{{\[\[}}6, 8]]> : tensor<1x2xi64>
+  %s = hetg.slice %m <{starts = array<i64: -1, 1>, ends = array<i64: 2, 100>, steps = array<i64: 1, 2>}> : tensor<2x4xi64>
+  return %b, %c, %g, %s : tensor<2x3xi64>, tensor<4xi64>, tensor<2x2xf32>, tensor<1x2xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @no_fold_gather_out_of_range
+func.func @no_fold_gather_out_of_range() -> tensor<1xi64> {
+  %t = hetg.constant dense<[1, 2]> : tensor<2xi64>
+  %ids = hetg.constant dense<[2]> : tensor<1xi64>
+  // CHECK: hetg.gather
+  %g = hetg.gather %t[%ids] <{axis = 0 : i64}> : tensor<2xi64>, tensor<1xi64>
+  return %g : tensor<1xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fold_shape_computation
+func.func @fold_shape_computation(%x: tensor<?x16x64xf32>) -> (tensor<2xi64>, tensor<4xi64>, tensor<2x3xf32>, tensor<3x3xf32>) {
+  // Only the static part of a partially dynamic shape folds.
+  // CHECK-DAG: hetg.constant dense<[16, 64]> : tensor<2xi64>
+  %s = hetg.shape %x <{start = 1 : i64, end = 3 : i64}> : tensor<?x16x64xf32>
+  %start = hetg.constant dense<1> : tensor<i64>
+  %limit = hetg.constant dense<9> : tensor<i64>
+  %delta = hetg.constant dense<2> : tensor<i64>
+  // CHECK-DAG: hetg.constant dense<[1, 3, 5, 7]> : tensor<4xi64>
+  %r = hetg.range %start, %limit, %delta : tensor<i64>, tensor<i64>, tensor<i64>
+  %shape = hetg.constant dense<[2, 3]> : tensor<2xi64>
+  // CHECK-DAG: hetg.constant dense<1.000000e+00> : tensor<2x3xf32>
+  %f = hetg.constant_of_shape %shape <{value = dense<1.0> : tensor<1xf32>}> : tensor<2xi64>
+  %ones = hetg.constant dense<1.0> : tensor<3x3xf32>
+  // CHECK-DAG: hetg.constant dense<{{\[\[}}1.000000e+00, 0.000000e+00, 0.000000e+00], [1.000000e+00, 1.000000e+00, 0.000000e+00], [1.000000e+00, 1.000000e+00, 1.000000e+00]]> : tensor<3x3xf32>
+  %tril = hetg.trilu %ones <{k = 0 : i64, upper = false}> : tensor<3x3xf32>
+  return %s, %r, %f, %tril : tensor<2xi64>, tensor<4xi64>, tensor<2x3xf32>, tensor<3x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @no_fold_dynamic_dimension
+func.func @no_fold_dynamic_dimension(%x: tensor<?x16xf32>) -> tensor<1xi64> {
+  // CHECK: hetg.shape %{{.*}} <{end = 1 : i64, start = 0 : i64}>
+  %b = hetg.shape %x <{start = 0 : i64, end = 1 : i64}> : tensor<?x16xf32>
+  return %b : tensor<1xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dynamic_forms_become_static
+// CHECK-SAME: (%[[X:.*]]: tensor<2x16x64xf32>, %[[I:.*]]: tensor<1x16xi64>)
+func.func @dynamic_forms_become_static(%x: tensor<2x16x64xf32>, %ids: tensor<1x16xi64>)
+    -> (tensor<2x16x4x16xf32>, tensor<2x16xi64>, tensor<2x8x64xf32>) {
+  %shape = hetg.constant dense<[0, 0, 4, -1]> : tensor<4xi64>
+  // CHECK: hetg.reshape %[[X]] : tensor<2x16x64xf32> -> tensor<2x16x4x16xf32>
+  %r = hetg.dynamic_reshape %x, %shape : tensor<2x16x64xf32>, tensor<4xi64>
+  %bshape = hetg.constant dense<[2, 1]> : tensor<2xi64>
+  // CHECK: hetg.broadcast %[[I]] : tensor<1x16xi64> -> tensor<2x16xi64>
+  %b = hetg.dynamic_broadcast %ids, %bshape : tensor<1x16xi64>, tensor<2xi64>
+  %starts = hetg.constant dense<[0]> : tensor<1xi64>
+  %ends = hetg.constant dense<[8]> : tensor<1xi64>
+  // CHECK: hetg.slice %[[X]] <{ends = array<i64: 9223372036854775807, 8, 9223372036854775807>, starts = array<i64: 0, 0, 0>, steps = array<i64: 1, 1, 1>}>
+  %s = hetg.dynamic_slice %x, %starts, %ends <{axes = array<i64: 1>, steps = array<i64: 1>}> : tensor<2x16x64xf32>, tensor<1xi64>, tensor<1xi64>
+  return %r, %b, %s : tensor<2x16x4x16xf32>, tensor<2x16xi64>, tensor<2x8x64xf32>
+}
