@@ -43,14 +43,21 @@ LogicalResult specializeInputs(func::FuncOp func, int64_t batch, int64_t seq) {
   Block &entry = func.getBody().front();
   for (BlockArgument arg : entry.getArguments()) {
     auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
-    if (!type || type.hasStaticShape())
+    if (!type)
       continue;
     Shape shape(type.getShape());
     for (auto [dim, size] : llvm::enumerate(shape)) {
-      if (size != kDynamic)
-        continue;
       int64_t value = dim == 0 ? batch : dim == 1 ? seq : 0;
       StringRef option = dim == 0 ? "batch" : "seq";
+      if (size != kDynamic) {
+        if (dim <= 1 && value > 0 && value != size)
+          return func.emitError("input ")
+                 << describeInput(func, arg.getArgNumber()) << " has a static "
+                 << (dim == 0 ? "batch" : "sequence length") << " of " << size
+                 << " but " << option << "=" << value << " was asked; "
+                 << "export the model with that axis dynamic";
+        continue;
+      }
       if (dim > 1)
         return func.emitError("input ")
                << describeInput(func, arg.getArgNumber()) << " has dynamic "

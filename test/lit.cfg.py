@@ -25,3 +25,6 @@ llvm_config.add_tool_substitutions(["hetc-opt", "hetc", "FileCheck", "not", "cou
 
 if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
     config.available_features.add("onnx-testdata")
+
+config.substitutions.append(("%hetc_obj", config.hetc_obj_root))
+config.substitutions.append(("%hetc_src", config.hetc_src_root))

@@ -14,3 +14,10 @@ func.func @data_dependent_shape(%x: tensor<?x4xf32>, %s: tensor<2xi64>) -> tenso
   %y = hetg.dynamic_reshape %x, %s : tensor<?x4xf32>, tensor<2xi64>
   return %y : tensor<?x?xf32>
 }
+
+// -----
+
+// expected-error @+1 {{input 'input_ids' has a static sequence length of 16 but seq=4 was asked; export the model with that axis dynamic}}
+func.func @static_sequence(%x: tensor<?x16xi64> {hetg.name = "input_ids"}) -> tensor<?x16xi64> {
+  return %x : tensor<?x16xi64>
+}
