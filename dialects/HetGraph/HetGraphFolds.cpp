@@ -442,6 +442,40 @@ LogicalResult replaceWithStatic(Operation *op, Value input,
   return success();
 }
 
+/// True when `perm` swaps the last two dimensions and keeps the others.
+bool swapsLastTwo(ArrayRef<int64_t> perm) {
+  int64_t rank = perm.size();
+  if (rank < 2 || perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
+    return false;
+  return llvm::equal(perm.drop_back(2), llvm::seq<int64_t>(0, rank - 2));
+}
+
+/// matmul(transpose(a), b) reads `a` with the transpose flag instead: GEMM
+/// libraries take transposed operands for free.
+struct AbsorbMatmulTransposes : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto lhs = op.getLhs().getDefiningOp<TransposeOp>();
+    auto rhs = op.getRhs().getDefiningOp<TransposeOp>();
+    bool absorbLhs = lhs && swapsLastTwo(lhs.getPermutation());
+    bool absorbRhs = rhs && swapsLastTwo(rhs.getPermutation());
+    if (!absorbLhs && !absorbRhs)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      if (absorbLhs) {
+        op.getLhsMutable().assign(lhs.getInput());
+        op.setTransposeLhs(!op.getTransposeLhs());
+      }
+      if (absorbRhs) {
+        op.getRhsMutable().assign(rhs.getInput());
+        op.setTransposeRhs(!op.getTransposeRhs());
+      }
+    });
+    return success();
+  }
+};
+
 struct StaticDynamicReshape : OpRewritePattern<DynamicReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(DynamicReshapeOp op,
@@ -498,6 +532,11 @@ struct StaticDynamicSlice : OpRewritePattern<DynamicSliceOp> {
 };
 
 } // namespace
+
+void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                           MLIRContext *context) {
+  patterns.add<AbsorbMatmulTransposes>(context);
+}
 
 void DynamicReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                                    MLIRContext *context) {

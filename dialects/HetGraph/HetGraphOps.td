@@ -190,7 +190,7 @@ def HetG_MatmulOp : HetG_InferredOp<"matmul"> {
   let assemblyFormat = [{
     $lhs `,` $rhs (`bias` $bias^ `:` type($bias))? prop-dict attr-dict `:`
     type($lhs) `,` type($rhs)
-  }];
+  }];  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//

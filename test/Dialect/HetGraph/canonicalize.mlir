@@ -191,3 +191,24 @@ func.func @dynamic_forms_become_static(%x: tensor<2x16x64xf32>, %ids: tensor<1x1
   %s = hetg.dynamic_slice %x, %starts, %ends <{axes = array<i64: 1>, steps = array<i64: 1>}> : tensor<2x16x64xf32>, tensor<1xi64>, tensor<1xi64>
   return %r, %b, %s : tensor<2x16x4x16xf32>, tensor<2x16xi64>, tensor<2x8x64xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @matmul_absorbs_transposes
+// CHECK-SAME: (%[[X:.*]]: tensor<2x16x64xf32>, %[[W:.*]]: tensor<256x64xf32>, %[[A:.*]]: tensor<2x16x8xf32>, %[[V:.*]]: tensor<4x8xf32>)
+func.func @matmul_absorbs_transposes(%x: tensor<2x16x64xf32>, %w: tensor<256x64xf32>,
+                                     %a: tensor<2x16x8xf32>, %v: tensor<4x8xf32>)
+    -> (tensor<2x16x256xf32>, tensor<2x8x64xf32>, tensor<16x2x4xf32>) {
+  // CHECK: hetg.matmul %[[X]], %[[W]] <{transpose_rhs}>
+  %wt = hetg.transpose %w [1, 0] : tensor<256x64xf32>
+  %y = hetg.matmul %x, %wt : tensor<2x16x64xf32>, tensor<64x256xf32>
+  // CHECK: hetg.matmul %[[A]], %[[X]] <{transpose_lhs}>
+  %at = hetg.transpose %a [0, 2, 1] : tensor<2x16x8xf32>
+  %z = hetg.matmul %at, %x : tensor<2x8x16xf32>, tensor<2x16x64xf32>
+  // A permutation that moves batch dimensions stays a transpose.
+  // CHECK: %[[P:.*]] = hetg.transpose %[[A]] [1, 0, 2]
+  // CHECK: hetg.matmul %[[P]], %[[V]] <{transpose_rhs}>
+  %p = hetg.transpose %a [1, 0, 2] : tensor<2x16x8xf32>
+  %q = hetg.matmul %p, %v <{transpose_rhs}> : tensor<16x2x8xf32>, tensor<4x8xf32>
+  return %y, %z, %q : tensor<2x16x256xf32>, tensor<2x8x64xf32>, tensor<16x2x4xf32>
+}
