@@ -1,0 +1,29 @@
+//===- Commands.h - hetc subcommands
+//---------------------------------------===//
+//
+// One file per command defines its llvm::cl::SubCommand, options and run
+// function; the driver dispatches on whichever subcommand was given.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HETC_COMPILER_DRIVER_COMMANDS_H
+#define HETC_COMPILER_DRIVER_COMMANDS_H
+
+#include "llvm/Support/CommandLine.h"
+
+namespace hetc::driver {
+
+struct Command {
+  llvm::cl::SubCommand &subcommand;
+  /// The options of this command only, for `--help`.
+  llvm::cl::OptionCategory &category;
+  /// Runs after a successful parse; returns the exit code.
+  int (*run)();
+};
+
+/// `hetc import MODEL.onnx [-o OUT.mlir] [--batch B --seq T] [--elide-weights]`
+Command importCommand();
+
+} // namespace hetc::driver
+
+#endif // HETC_COMPILER_DRIVER_COMMANDS_H
