@@ -1,0 +1,417 @@
+//===- Elementwise.cpp ----------------------------------------------------===//
+
+#include "runtime/cpu/Elementwise.h"
+
+#include "runtime/cpu/internal/Broadcast.h"
+#include "runtime/cpu/internal/Convert.h"
+#include "runtime/cpu/internal/Dispatch.h"
+#include "runtime/cpu/internal/Parallel.h"
+#include "runtime/cpu/internal/Reduction.h"
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace hetc::runtime::cpu {
+namespace {
+
+using internal::parallelFor;
+
+constexpr int64_t kElementGrain = 16384;
+constexpr float kSqrt2 = 1.41421356237309504880f;
+constexpr float kInvSqrt2Pi = 0.39894228040143267794f;   // 1/sqrt(2 pi)
+constexpr float kTwoOverSqrtPi = 1.12837916709551257390f; // 2/sqrt(pi)
+constexpr float kSqrt2OverPi = 0.79788456080286535588f;   // sqrt(2/pi)
+constexpr float kGeluCubic = 0.044715f;
+
+float sigmoidOf(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+float applyUnary(UnaryOp op, float x) {
+  switch (op) {
+  case UnaryOp::kNeg:
+    return -x;
+  case UnaryOp::kSqrt:
+    return std::sqrt(x);
+  case UnaryOp::kReciprocal:
+    return 1.0f / x;
+  case UnaryOp::kExp:
+    return std::exp(x);
+  case UnaryOp::kLog:
+    return std::log(x);
+  case UnaryOp::kTanh:
+    return std::tanh(x);
+  case UnaryOp::kErf:
+    return std::erf(x);
+  case UnaryOp::kSigmoid:
+    return sigmoidOf(x);
+  case UnaryOp::kRelu:
+    return x < 0.0f ? 0.0f : x; // NaN stays NaN, as in torch
+  case UnaryOp::kGeluErf:
+    return 0.5f * x * (1.0f + std::erf(x / kSqrt2));
+  case UnaryOp::kGeluTanh:
+    return 0.5f * x *
+           (1.0f + std::tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
+  case UnaryOp::kSilu:
+    return x * sigmoidOf(x);
+  }
+  return x;
+}
+
+// f'(x).
+float unaryDerivative(UnaryOp op, float x) {
+  switch (op) {
+  case UnaryOp::kNeg:
+    return -1.0f;
+  case UnaryOp::kSqrt:
+    return 0.5f / std::sqrt(x);
+  case UnaryOp::kReciprocal:
+    return -1.0f / (x * x);
+  case UnaryOp::kExp:
+    return std::exp(x);
+  case UnaryOp::kLog:
+    return 1.0f / x;
+  case UnaryOp::kTanh: {
+    float t = std::tanh(x);
+    return 1.0f - t * t;
+  }
+  case UnaryOp::kErf:
+    return kTwoOverSqrtPi * std::exp(-x * x);
+  case UnaryOp::kSigmoid: {
+    float s = sigmoidOf(x);
+    return s * (1.0f - s);
+  }
+  case UnaryOp::kRelu:
+    return x > 0.0f ? 1.0f : 0.0f;
+  case UnaryOp::kGeluErf: {
+    float cdf = 0.5f * (1.0f + std::erf(x / kSqrt2));
+    float pdf = kInvSqrt2Pi * std::exp(-0.5f * x * x);
+    return cdf + x * pdf;
+  }
+  case UnaryOp::kGeluTanh: {
+    float x2 = x * x;
+    float t = std::tanh(kSqrt2OverPi * (x + kGeluCubic * x2 * x));
+    return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * kSqrt2OverPi *
+                                   (1.0f + 3.0f * kGeluCubic * x2);
+  }
+  case UnaryOp::kSilu: {
+    float s = sigmoidOf(x);
+    return s * (1.0f + x * (1.0f - s));
+  }
+  }
+  return 0.0f;
+}
+
+Status checkOperand(const TensorView &t, const char *what) {
+  return checkData(t, what);
+}
+
+template <typename T, typename Op>
+void binaryRun(const T *a, int64_t sa, const T *b, int64_t sb, T *out,
+               int64_t n, Op op) {
+  if (sa == 1 && sb == 1)
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = op(a[i], b[i]);
+  else if (sa == 1)
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = op(a[i], b[0]);
+  else if (sb == 1)
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = op(a[0], b[i]);
+  else
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = op(a[0], b[0]);
+}
+
+template <typename T, typename Op>
+void runBinary(const internal::BroadcastLoop &loop, const TensorView &a,
+               const TensorView &b, const TensorView &out, Op op) {
+  const T *ap = a.as<T>();
+  const T *bp = b.as<T>();
+  T *op_ = out.as<T>();
+  int64_t sa = loop.colStride(0), sb = loop.colStride(1);
+  internal::forEachBroadcastRun(
+      loop, [&](int64_t o, const int64_t *offs, int64_t n) {
+        binaryRun(ap + offs[0], sa, bp + offs[1], sb, op_ + o, n, op);
+      });
+}
+
+// Integers wrap on overflow (two's complement), floats follow IEEE.
+template <typename T, bool = std::is_integral_v<T>> struct Arith {
+  using type = T;
+};
+template <typename T> struct Arith<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
+template <typename T> using ArithType = typename Arith<T>::type;
+
+template <typename T>
+void binaryTyped(BinaryOp op, const internal::BroadcastLoop &loop,
+                 const TensorView &a, const TensorView &b,
+                 const TensorView &out) {
+  using A = ArithType<T>;
+  switch (op) {
+  case BinaryOp::kAdd:
+    return runBinary<T>(loop, a, b, out,
+                        [](T x, T y) { return static_cast<T>(A(x) + A(y)); });
+  case BinaryOp::kSub:
+    return runBinary<T>(loop, a, b, out,
+                        [](T x, T y) { return static_cast<T>(A(x) - A(y)); });
+  case BinaryOp::kMul:
+    return runBinary<T>(loop, a, b, out,
+                        [](T x, T y) { return static_cast<T>(A(x) * A(y)); });
+  case BinaryOp::kDiv:
+    return runBinary<T>(loop, a, b, out, [](T x, T y) { return x / y; });
+  case BinaryOp::kPow:
+    return runBinary<T>(loop, a, b, out,
+                        [](T x, T y) { return static_cast<T>(std::pow(x, y)); });
+  }
+}
+
+} // namespace
+
+const char *unaryOpName(UnaryOp op) {
+  switch (op) {
+  case UnaryOp::kNeg:
+    return "neg";
+  case UnaryOp::kSqrt:
+    return "sqrt";
+  case UnaryOp::kReciprocal:
+    return "reciprocal";
+  case UnaryOp::kExp:
+    return "exp";
+  case UnaryOp::kLog:
+    return "log";
+  case UnaryOp::kTanh:
+    return "tanh";
+  case UnaryOp::kErf:
+    return "erf";
+  case UnaryOp::kSigmoid:
+    return "sigmoid";
+  case UnaryOp::kRelu:
+    return "relu";
+  case UnaryOp::kGeluErf:
+    return "gelu";
+  case UnaryOp::kGeluTanh:
+    return "gelu_tanh";
+  case UnaryOp::kSilu:
+    return "silu";
+  }
+  return "?";
+}
+
+const char *binaryOpName(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::kAdd:
+    return "add";
+  case BinaryOp::kSub:
+    return "sub";
+  case BinaryOp::kMul:
+    return "mul";
+  case BinaryOp::kDiv:
+    return "div";
+  case BinaryOp::kPow:
+    return "pow";
+  }
+  return "?";
+}
+
+Status unary(UnaryOp op, const TensorView &x, const TensorView &y) {
+  const char *name = unaryOpName(op);
+  HETC_RETURN_IF_ERROR(checkOperand(x, "x"), name);
+  HETC_RETURN_IF_ERROR(checkOperand(y, "y"), name);
+  if (y.dtype != x.dtype)
+    return invalidArgument(name, ": y must have x's dtype ",
+                           dtypeName(x.dtype), ", got ", y.describe());
+  HETC_RETURN_IF_ERROR(checkShape(y, x.shape, "y"), name);
+  int64_t n = x.numel();
+  if (op == UnaryOp::kNeg && (x.dtype == DType::kI64 || x.dtype == DType::kI32)) {
+    auto negate = [&](auto tag) {
+      using T = decltype(tag);
+      const T *xp = x.as<T>();
+      T *yp = y.as<T>();
+      parallelFor(n, kElementGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i)
+          yp[i] = static_cast<T>(0u - static_cast<std::make_unsigned_t<T>>(xp[i]));
+      });
+    };
+    if (x.dtype == DType::kI64)
+      negate(int64_t{});
+    else
+      negate(int32_t{});
+    return okStatus();
+  }
+  HETC_RETURN_IF_ERROR(checkDType(x, DType::kF32, "x"), name);
+  const float *xp = x.as<float>();
+  float *yp = y.as<float>();
+  parallelFor(n, kElementGrain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i)
+      yp[i] = applyUnary(op, xp[i]);
+  });
+  return okStatus();
+}
+
+Status unaryBackward(UnaryOp op, const TensorView &x, const TensorView &dy,
+                     const TensorView &dx) {
+  std::string name = std::string(unaryOpName(op)) + "_backward";
+  HETC_RETURN_IF_ERROR(checkDType(x, DType::kF32, "x"), name);
+  HETC_RETURN_IF_ERROR(checkDType(dy, DType::kF32, "dy"), name);
+  HETC_RETURN_IF_ERROR(checkDType(dx, DType::kF32, "dx"), name);
+  HETC_RETURN_IF_ERROR(checkOperand(x, "x"), name);
+  HETC_RETURN_IF_ERROR(checkOperand(dy, "dy"), name);
+  HETC_RETURN_IF_ERROR(checkOperand(dx, "dx"), name);
+  HETC_RETURN_IF_ERROR(checkShape(dy, x.shape, "dy"), name);
+  HETC_RETURN_IF_ERROR(checkShape(dx, x.shape, "dx"), name);
+  const float *xp = x.as<float>();
+  const float *dyp = dy.as<float>();
+  float *dxp = dx.as<float>();
+  parallelFor(x.numel(), kElementGrain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i)
+      dxp[i] = dyp[i] * unaryDerivative(op, xp[i]);
+  });
+  return okStatus();
+}
+
+Status binary(BinaryOp op, const TensorView &a, const TensorView &b,
+              const TensorView &out) {
+  const char *name = binaryOpName(op);
+  HETC_RETURN_IF_ERROR(checkOperand(a, "a"), name);
+  HETC_RETURN_IF_ERROR(checkOperand(b, "b"), name);
+  HETC_RETURN_IF_ERROR(checkOperand(out, "out"), name);
+  if (a.dtype != b.dtype || out.dtype != a.dtype)
+    return invalidArgument(name, ": operands must share a dtype, got a ",
+                           a.describe(), ", b ", b.describe(), ", out ",
+                           out.describe());
+  bool isInt = a.dtype == DType::kI64 || a.dtype == DType::kI32;
+  bool intOk = op == BinaryOp::kAdd || op == BinaryOp::kSub ||
+               op == BinaryOp::kMul;
+  if (a.dtype != DType::kF32 && !(isInt && intOk))
+    return invalidArgument(name, ": unsupported dtype ", dtypeName(a.dtype),
+                           " (f32, or i64/i32 for add, sub, mul)");
+  Shape shape;
+  HETC_RETURN_IF_ERROR(broadcastShapes(a.shape, b.shape, &shape), name);
+  HETC_RETURN_IF_ERROR(checkShape(out, shape, "out"), name);
+  internal::BroadcastLoop loop;
+  HETC_RETURN_IF_ERROR(
+      internal::makeBroadcastLoop(shape, {&a.shape, &b.shape}, &loop), name);
+  if (a.dtype == DType::kF32)
+    binaryTyped<float>(op, loop, a, b, out);
+  else if (a.dtype == DType::kI64)
+    binaryTyped<int64_t>(op, loop, a, b, out);
+  else
+    binaryTyped<int32_t>(op, loop, a, b, out);
+  return okStatus();
+}
+
+Status equal(const TensorView &a, const TensorView &b, const TensorView &out) {
+  HETC_RETURN_IF_ERROR(checkOperand(a, "a"), "equal");
+  HETC_RETURN_IF_ERROR(checkOperand(b, "b"), "equal");
+  HETC_RETURN_IF_ERROR(checkOperand(out, "out"), "equal");
+  if (a.dtype != b.dtype)
+    return invalidArgument("equal: operands must share a dtype, got a ",
+                           a.describe(), ", b ", b.describe());
+  HETC_RETURN_IF_ERROR(checkDType(out, DType::kBool, "out"), "equal");
+  Shape shape;
+  HETC_RETURN_IF_ERROR(broadcastShapes(a.shape, b.shape, &shape), "equal");
+  HETC_RETURN_IF_ERROR(checkShape(out, shape, "out"), "equal");
+  internal::BroadcastLoop loop;
+  HETC_RETURN_IF_ERROR(
+      internal::makeBroadcastLoop(shape, {&a.shape, &b.shape}, &loop), "equal");
+  uint8_t *op = out.as<uint8_t>();
+  int64_t sa = loop.colStride(0), sb = loop.colStride(1);
+  internal::visitDType(a.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T *ap = a.as<T>();
+    const T *bp = b.as<T>();
+    internal::forEachBroadcastRun(
+        loop, [&](int64_t o, const int64_t *offs, int64_t n) {
+          for (int64_t i = 0; i < n; ++i)
+            op[o + i] = ap[offs[0] + i * sa] == bp[offs[1] + i * sb];
+        });
+    return 0;
+  });
+  return okStatus();
+}
+
+Status where(const TensorView &cond, const TensorView &onTrue,
+             const TensorView &onFalse, const TensorView &out) {
+  HETC_RETURN_IF_ERROR(checkOperand(cond, "cond"), "where");
+  HETC_RETURN_IF_ERROR(checkOperand(onTrue, "on_true"), "where");
+  HETC_RETURN_IF_ERROR(checkOperand(onFalse, "on_false"), "where");
+  HETC_RETURN_IF_ERROR(checkOperand(out, "out"), "where");
+  HETC_RETURN_IF_ERROR(checkDType(cond, DType::kBool, "cond"), "where");
+  if (onTrue.dtype != onFalse.dtype || out.dtype != onTrue.dtype)
+    return invalidArgument("where: on_true, on_false and out must share a "
+                           "dtype, got ",
+                           onTrue.describe(), ", ", onFalse.describe(), ", ",
+                           out.describe());
+  Shape shape, tmp;
+  HETC_RETURN_IF_ERROR(broadcastShapes(cond.shape, onTrue.shape, &tmp),
+                       "where");
+  HETC_RETURN_IF_ERROR(broadcastShapes(tmp, onFalse.shape, &shape), "where");
+  HETC_RETURN_IF_ERROR(checkShape(out, shape, "out"), "where");
+  internal::BroadcastLoop loop;
+  HETC_RETURN_IF_ERROR(
+      internal::makeBroadcastLoop(
+          shape, {&cond.shape, &onTrue.shape, &onFalse.shape}, &loop),
+      "where");
+  const uint8_t *cp = cond.as<uint8_t>();
+  int64_t sc = loop.colStride(0), st = loop.colStride(1),
+          sf = loop.colStride(2);
+  internal::visitWidth(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T *tp = onTrue.as<T>();
+    const T *fp = onFalse.as<T>();
+    T *op = out.as<T>();
+    internal::forEachBroadcastRun(
+        loop, [&](int64_t o, const int64_t *offs, int64_t n) {
+          for (int64_t i = 0; i < n; ++i)
+            op[o + i] = cp[offs[0] + i * sc] ? tp[offs[1] + i * st]
+                                             : fp[offs[2] + i * sf];
+        });
+    return 0;
+  });
+  return okStatus();
+}
+
+Status reduceToShape(const TensorView &grad, const TensorView &out,
+                     bool accumulate) {
+  HETC_RETURN_IF_ERROR(checkDType(grad, DType::kF32, "grad"),
+                       "reduce_to_shape");
+  HETC_RETURN_IF_ERROR(checkDType(out, DType::kF32, "out"), "reduce_to_shape");
+  HETC_RETURN_IF_ERROR(checkOperand(grad, "grad"), "reduce_to_shape");
+  HETC_RETURN_IF_ERROR(checkOperand(out, "out"), "reduce_to_shape");
+  std::vector<int64_t> strides;
+  HETC_RETURN_IF_ERROR(
+      internal::broadcastStrides(out.shape, grad.shape, &strides),
+      "reduce_to_shape");
+  size_t lead = grad.shape.size() - out.shape.size();
+  std::vector<bool> reduced(grad.shape.size(), false);
+  for (size_t k = 0; k < grad.shape.size(); ++k)
+    reduced[k] = k < lead || out.shape[k - lead] == 1;
+  internal::reduceDims(internal::ReduceKind::kSum, grad.as<float>(),
+                       grad.shape, reduced, out.as<float>(), accumulate, 1.0);
+  return okStatus();
+}
+
+Status cast(const TensorView &in, const TensorView &out) {
+  HETC_RETURN_IF_ERROR(checkOperand(in, "in"), "cast");
+  HETC_RETURN_IF_ERROR(checkOperand(out, "out"), "cast");
+  HETC_RETURN_IF_ERROR(checkShape(out, in.shape, "out"), "cast");
+  int64_t n = in.numel();
+  internal::visitDType(in.dtype, [&](auto fromTag) {
+    using From = decltype(fromTag);
+    return internal::visitDType(out.dtype, [&](auto toTag) {
+      using To = decltype(toTag);
+      const From *src = in.as<From>();
+      To *dst = out.as<To>();
+      parallelFor(n, kElementGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i)
+          dst[i] = internal::convertValue<To, From>(src[i]);
+      });
+      return 0;
+    });
+  });
+  return okStatus();
+}
+
+} // namespace hetc::runtime::cpu

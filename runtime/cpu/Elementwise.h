@@ -1,0 +1,62 @@
+//===- Elementwise.h - unary, binary, select, cast --------------*- C++ -*-===//
+
+#ifndef HETC_RUNTIME_CPU_ELEMENTWISE_H
+#define HETC_RUNTIME_CPU_ELEMENTWISE_H
+
+#include "runtime/base/Tensor.h"
+
+namespace hetc::runtime::cpu {
+
+enum class UnaryOp {
+  kNeg,
+  kSqrt,
+  kReciprocal,
+  kExp,
+  kLog,
+  kTanh,
+  kErf,
+  kSigmoid,
+  kRelu,
+  kGeluErf,  // x * Phi(x), Phi exact (erf)
+  kGeluTanh, // x * Phi(x), Phi by the tanh approximation
+  kSilu,     // x * sigmoid(x)
+};
+const char *unaryOpName(UnaryOp op);
+
+// y = f(x); x and y have the same shape. f32, and i64/i32 for kNeg.
+Status unary(UnaryOp op, const TensorView &x, const TensorView &y);
+
+// dx = dy * f'(x), all f32 of one shape.
+Status unaryBackward(UnaryOp op, const TensorView &x, const TensorView &dy,
+                     const TensorView &dx);
+
+enum class BinaryOp { kAdd, kSub, kMul, kDiv, kPow };
+const char *binaryOpName(BinaryOp op);
+
+// out = a op b with numpy broadcasting; out has the broadcast shape. f32 for
+// every op; i64 and i32 for add, sub and mul.
+Status binary(BinaryOp op, const TensorView &a, const TensorView &b,
+              const TensorView &out);
+
+// out (bool) = a == b with broadcasting; a and b of one dtype.
+Status equal(const TensorView &a, const TensorView &b, const TensorView &out);
+
+// out = cond ? onTrue : onFalse, the three broadcast to out's shape; cond is
+// bool, onTrue, onFalse and out share a dtype.
+Status where(const TensorView &cond, const TensorView &onTrue,
+             const TensorView &onFalse, const TensorView &out);
+
+// The gradient of an operand that was broadcast: out (+)= grad summed over
+// the dimensions where out's shape (right-aligned) is 1 or missing. out's
+// shape must broadcast to grad's. f32.
+Status reduceToShape(const TensorView &grad, const TensorView &out,
+                     bool accumulate);
+
+// out = in converted to out's dtype (same shape). Float to integer truncates
+// toward zero and saturates at the integer's range (NaN gives 0); anything to
+// bool tests for non-zero; bool is 0 or 1.
+Status cast(const TensorView &in, const TensorView &out);
+
+} // namespace hetc::runtime::cpu
+
+#endif // HETC_RUNTIME_CPU_ELEMENTWISE_H

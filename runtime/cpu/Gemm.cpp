@@ -1,0 +1,150 @@
+//===- Gemm.cpp -----------------------------------------------------------===//
+
+#include "runtime/cpu/Gemm.h"
+
+#include "runtime/cpu/internal/Broadcast.h"
+#include "runtime/cpu/internal/Reduction.h"
+
+#include <cblas.h>
+#include <climits>
+#include <cstring>
+
+namespace hetc::runtime::cpu {
+namespace {
+
+Status checkMatrixOperand(const TensorView &t, const char *what) {
+  HETC_RETURN_IF_ERROR(checkDType(t, DType::kF32, what));
+  HETC_RETURN_IF_ERROR(checkData(t, what));
+  if (t.rank() < 2)
+    return invalidArgument(what, " must have rank >= 2, got ", t.describe());
+  return okStatus();
+}
+
+bool fitsBlasInt(int64_t v) { return v <= INT_MAX; }
+
+} // namespace
+
+Status gemm(const TensorView &a, const TensorView &b, const TensorView *bias,
+            const TensorView &c, const GemmOptions &options) {
+  HETC_RETURN_IF_ERROR(checkMatrixOperand(a, "A"), "gemm");
+  HETC_RETURN_IF_ERROR(checkMatrixOperand(b, "B"), "gemm");
+  HETC_RETURN_IF_ERROR(checkDType(c, DType::kF32, "C"), "gemm");
+  HETC_RETURN_IF_ERROR(checkData(c, "C"), "gemm");
+
+  int64_t ar = a.rank(), br = b.rank();
+  int64_t m = options.transA ? a.shape[ar - 1] : a.shape[ar - 2];
+  int64_t k = options.transA ? a.shape[ar - 2] : a.shape[ar - 1];
+  int64_t kb = options.transB ? b.shape[br - 1] : b.shape[br - 2];
+  int64_t n = options.transB ? b.shape[br - 2] : b.shape[br - 1];
+  if (k != kb)
+    return invalidArgument("gemm: inner dimensions differ: op(A) is [", m, ",",
+                           k, "] and op(B) is [", kb, ",", n, "] (A ",
+                           a.describe(), options.transA ? " transposed" : "",
+                           ", B ", b.describe(),
+                           options.transB ? " transposed" : "", ")");
+  Shape batchA(a.shape.begin(), a.shape.end() - 2);
+  Shape batchB(b.shape.begin(), b.shape.end() - 2);
+  Shape batch;
+  HETC_RETURN_IF_ERROR(broadcastShapes(batchA, batchB, &batch),
+                       "gemm: batch dimensions");
+  Shape expected = batch;
+  expected.push_back(m);
+  expected.push_back(n);
+  HETC_RETURN_IF_ERROR(checkShape(c, expected, "C"), "gemm");
+  if (bias) {
+    HETC_RETURN_IF_ERROR(checkDType(*bias, DType::kF32, "bias"), "gemm");
+    HETC_RETURN_IF_ERROR(checkData(*bias, "bias"), "gemm");
+    HETC_RETURN_IF_ERROR(checkShape(*bias, {n}, "bias"), "gemm");
+  }
+  int64_t lda = std::max<int64_t>(1, a.shape[ar - 1]);
+  int64_t ldb = std::max<int64_t>(1, b.shape[br - 1]);
+  int64_t numBatch = numElements(batch);
+  if (!fitsBlasInt(m * numBatch) || !fitsBlasInt(n) || !fitsBlasInt(k) ||
+      !fitsBlasInt(lda) || !fitsBlasInt(ldb))
+    return invalidArgument("gemm: dimensions exceed the 32-bit BLAS interface");
+  if (c.numel() == 0)
+    return okStatus();
+
+  float *cp = c.as<float>();
+  float beta = options.accumulate ? 1.0f : 0.0f;
+  // The bias goes into C first, so the product accumulates onto it.
+  if (bias) {
+    const float *bp = bias->as<float>();
+    int64_t rows = c.numel() / n;
+    internal::parallelFor(rows, 64, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        float *row = cp + r * n;
+        if (options.accumulate)
+          for (int64_t j = 0; j < n; ++j)
+            row[j] += bp[j];
+        else
+          std::memcpy(row, bp, sizeof(float) * n);
+      }
+    });
+    beta = 1.0f;
+  }
+  if (k == 0) {
+    if (beta == 0.0f)
+      std::memset(cp, 0, c.byteSize());
+    return okStatus();
+  }
+
+  CBLAS_TRANSPOSE ta = options.transA ? CblasTrans : CblasNoTrans;
+  CBLAS_TRANSPOSE tb = options.transB ? CblasTrans : CblasNoTrans;
+  const float *ap = a.as<float>();
+  const float *bp = b.as<float>();
+
+  // [batch..., M, K] @ [K, N]: one product with the batch folded into M.
+  if (numBatch > 1 && numElements(batchB) == 1 && !options.transA &&
+      batchA == batch) {
+    cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(numBatch * m),
+                static_cast<int>(n), static_cast<int>(k), options.alpha, ap,
+                static_cast<int>(lda), bp, static_cast<int>(ldb), beta, cp,
+                static_cast<int>(n));
+    return okStatus();
+  }
+
+  std::vector<int64_t> strideA, strideB;
+  HETC_RETURN_IF_ERROR(internal::broadcastStrides(batchA, batch, &strideA),
+                       "gemm");
+  HETC_RETURN_IF_ERROR(internal::broadcastStrides(batchB, batch, &strideB),
+                       "gemm");
+  int64_t matA = a.shape[ar - 2] * a.shape[ar - 1];
+  int64_t matB = b.shape[br - 2] * b.shape[br - 1];
+  // Batches run one after another; OpenBLAS threads each product.
+  for (int64_t i = 0; i < numBatch; ++i) {
+    int64_t offA = 0, offB = 0, rest = i;
+    for (size_t d = batch.size(); d-- > 0;) {
+      int64_t idx = rest % batch[d];
+      rest /= batch[d];
+      offA += idx * strideA[d];
+      offB += idx * strideB[d];
+    }
+    cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(m),
+                static_cast<int>(n), static_cast<int>(k), options.alpha,
+                ap + offA * matA, static_cast<int>(lda), bp + offB * matB,
+                static_cast<int>(ldb), beta, cp + i * m * n,
+                static_cast<int>(n));
+  }
+  return okStatus();
+}
+
+Status biasGrad(const TensorView &dy, const TensorView &dbias,
+                bool accumulate) {
+  HETC_RETURN_IF_ERROR(checkDType(dy, DType::kF32, "dy"), "bias_grad");
+  HETC_RETURN_IF_ERROR(checkData(dy, "dy"), "bias_grad");
+  HETC_RETURN_IF_ERROR(checkDType(dbias, DType::kF32, "dbias"), "bias_grad");
+  HETC_RETURN_IF_ERROR(checkData(dbias, "dbias"), "bias_grad");
+  if (dy.rank() < 1)
+    return invalidArgument("bias_grad: dy must have rank >= 1, got ",
+                           dy.describe());
+  HETC_RETURN_IF_ERROR(checkShape(dbias, {dy.shape.back()}, "dbias"),
+                       "bias_grad");
+  std::vector<bool> reduced(dy.shape.size(), true);
+  reduced.back() = false;
+  internal::reduceDims(internal::ReduceKind::kSum, dy.as<float>(), dy.shape,
+                       reduced, dbias.as<float>(), accumulate, 1.0);
+  return okStatus();
+}
+
+} // namespace hetc::runtime::cpu

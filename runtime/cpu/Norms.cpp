@@ -1,0 +1,283 @@
+//===- Norms.cpp ----------------------------------------------------------===//
+//
+// Rows are independent in the forward pass and for dx; the parameter
+// gradients sum over rows, so they run in parallel over column chunks, each
+// visiting the rows in order (deterministic for any thread count).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cpu/Norms.h"
+
+#include "runtime/cpu/internal/Parallel.h"
+
+#include <cmath>
+
+namespace hetc::runtime::cpu {
+namespace {
+
+using internal::parallelFor;
+
+constexpr int64_t kColChunk = 64;
+
+Status checkF32(const TensorView &t, const char *what) {
+  HETC_RETURN_IF_ERROR(checkDType(t, DType::kF32, what));
+  return checkData(t, what);
+}
+
+Status checkOptional(const TensorView *t, const Shape &shape,
+                     const char *what) {
+  if (!t)
+    return okStatus();
+  HETC_RETURN_IF_ERROR(checkF32(*t, what));
+  return checkShape(*t, shape, what);
+}
+
+Status checkRowStat(const TensorView *t, int64_t rows, const char *what) {
+  if (!t)
+    return okStatus();
+  HETC_RETURN_IF_ERROR(checkF32(*t, what));
+  if (t->numel() != rows)
+    return invalidArgument(what, " must have ", rows, " elements (one per ",
+                           "normalized row), got ", t->describe());
+  return okStatus();
+}
+
+// x as [rows, cols] split at `axis`.
+Status splitRows(const TensorView &x, int64_t axis, int64_t *rows,
+                 int64_t *cols, Shape *paramShape) {
+  HETC_RETURN_IF_ERROR(checkF32(x, "x"));
+  if (x.rank() == 0)
+    return invalidArgument("x must have rank >= 1");
+  int64_t a;
+  HETC_RETURN_IF_ERROR(normalizeAxis(axis, x.rank(), &a));
+  *paramShape = Shape(x.shape.begin() + a, x.shape.end());
+  *cols = numElements(*paramShape);
+  *rows = numElements(Shape(x.shape.begin(), x.shape.begin() + a));
+  if (*cols == 0)
+    return invalidArgument("the normalized dimensions of x ", x.describe(),
+                           " are empty");
+  return okStatus();
+}
+
+int64_t rowGrain(int64_t cols) {
+  return std::max<int64_t>(1, 4096 / std::max<int64_t>(cols, 1));
+}
+
+// dscale[c] (+)= sum_r dy[r,c] * xhat[r,c] and dbias[c] (+)= sum_r dy[r,c],
+// xhat = (x - mean[r]) * rstd[r] (mean null for RMS norm).
+void paramGrads(const float *x, const float *dy, const float *mean,
+                const float *rstd, int64_t rows, int64_t cols, float *dscale,
+                float *dbias, bool accumulate) {
+  int64_t chunks = (cols + kColChunk - 1) / kColChunk;
+  parallelFor(chunks, 1, [&](int64_t b, int64_t e) {
+    double accScale[kColChunk], accBias[kColChunk];
+    for (int64_t ch = b; ch < e; ++ch) {
+      int64_t c0 = ch * kColChunk, cn = std::min(kColChunk, cols - c0);
+      for (int64_t c = 0; c < cn; ++c)
+        accScale[c] = accBias[c] = 0.0;
+      for (int64_t r = 0; r < rows; ++r) {
+        const float *xr = x + r * cols + c0;
+        const float *dyr = dy + r * cols + c0;
+        float mu = mean ? mean[r] : 0.0f, rs = rstd[r];
+        for (int64_t c = 0; c < cn; ++c) {
+          accScale[c] += static_cast<double>(dyr[c]) * ((xr[c] - mu) * rs);
+          accBias[c] += dyr[c];
+        }
+      }
+      for (int64_t c = 0; c < cn; ++c) {
+        if (dscale)
+          dscale[c0 + c] = static_cast<float>(
+              (accumulate ? dscale[c0 + c] : 0.0) + accScale[c]);
+        if (dbias)
+          dbias[c0 + c] = static_cast<float>(
+              (accumulate ? dbias[c0 + c] : 0.0) + accBias[c]);
+      }
+    }
+  });
+}
+
+} // namespace
+
+Status layerNorm(const TensorView &x, const TensorView *scale,
+                 const TensorView *bias, int64_t axis, float epsilon,
+                 const TensorView &y, const TensorView *mean,
+                 const TensorView *rstd) {
+  int64_t rows, cols;
+  Shape paramShape;
+  HETC_RETURN_IF_ERROR(splitRows(x, axis, &rows, &cols, &paramShape),
+                       "layer_norm");
+  HETC_RETURN_IF_ERROR(checkOptional(scale, paramShape, "scale"), "layer_norm");
+  HETC_RETURN_IF_ERROR(checkOptional(bias, paramShape, "bias"), "layer_norm");
+  HETC_RETURN_IF_ERROR(checkF32(y, "y"), "layer_norm");
+  HETC_RETURN_IF_ERROR(checkShape(y, x.shape, "y"), "layer_norm");
+  HETC_RETURN_IF_ERROR(checkRowStat(mean, rows, "mean"), "layer_norm");
+  HETC_RETURN_IF_ERROR(checkRowStat(rstd, rows, "rstd"), "layer_norm");
+  const float *xp = x.as<float>();
+  const float *sp = scale ? scale->as<float>() : nullptr;
+  const float *bp = bias ? bias->as<float>() : nullptr;
+  float *yp = y.as<float>();
+  float *meanp = mean ? mean->as<float>() : nullptr;
+  float *rstdp = rstd ? rstd->as<float>() : nullptr;
+  parallelFor(rows, rowGrain(cols), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const float *xr = xp + r * cols;
+      float *yr = yp + r * cols;
+      double sum = 0.0;
+      for (int64_t c = 0; c < cols; ++c)
+        sum += xr[c];
+      double mu = sum / static_cast<double>(cols);
+      double sq = 0.0;
+      for (int64_t c = 0; c < cols; ++c) {
+        double d = xr[c] - mu;
+        sq += d * d;
+      }
+      double var = sq / static_cast<double>(cols);
+      float m = static_cast<float>(mu);
+      float rs = static_cast<float>(1.0 / std::sqrt(var + epsilon));
+      for (int64_t c = 0; c < cols; ++c) {
+        float v = (xr[c] - m) * rs;
+        if (sp)
+          v *= sp[c];
+        if (bp)
+          v += bp[c];
+        yr[c] = v;
+      }
+      if (meanp)
+        meanp[r] = m;
+      if (rstdp)
+        rstdp[r] = rs;
+    }
+  });
+  return okStatus();
+}
+
+Status layerNormBackward(const TensorView &x, const TensorView *scale,
+                         const TensorView &mean, const TensorView &rstd,
+                         const TensorView &dy, int64_t axis,
+                         const TensorView &dx, const TensorView *dscale,
+                         const TensorView *dbias, bool accumulateParamGrads) {
+  const char *name = "layer_norm_backward";
+  int64_t rows, cols;
+  Shape paramShape;
+  HETC_RETURN_IF_ERROR(splitRows(x, axis, &rows, &cols, &paramShape), name);
+  HETC_RETURN_IF_ERROR(checkOptional(scale, paramShape, "scale"), name);
+  HETC_RETURN_IF_ERROR(checkRowStat(&mean, rows, "mean"), name);
+  HETC_RETURN_IF_ERROR(checkRowStat(&rstd, rows, "rstd"), name);
+  HETC_RETURN_IF_ERROR(checkF32(dy, "dy"), name);
+  HETC_RETURN_IF_ERROR(checkShape(dy, x.shape, "dy"), name);
+  HETC_RETURN_IF_ERROR(checkF32(dx, "dx"), name);
+  HETC_RETURN_IF_ERROR(checkShape(dx, x.shape, "dx"), name);
+  HETC_RETURN_IF_ERROR(checkOptional(dscale, paramShape, "dscale"), name);
+  HETC_RETURN_IF_ERROR(checkOptional(dbias, paramShape, "dbias"), name);
+  const float *xp = x.as<float>();
+  const float *sp = scale ? scale->as<float>() : nullptr;
+  const float *mp = mean.as<float>();
+  const float *rp = rstd.as<float>();
+  const float *dyp = dy.as<float>();
+  float *dxp = dx.as<float>();
+  parallelFor(rows, rowGrain(cols), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const float *xr = xp + r * cols;
+      const float *dyr = dyp + r * cols;
+      float *dxr = dxp + r * cols;
+      float mu = mp[r], rs = rp[r];
+      double sumG = 0.0, sumGX = 0.0;
+      for (int64_t c = 0; c < cols; ++c) {
+        float g = sp ? dyr[c] * sp[c] : dyr[c];
+        float xhat = (xr[c] - mu) * rs;
+        sumG += g;
+        sumGX += static_cast<double>(g) * xhat;
+      }
+      float meanG = static_cast<float>(sumG / static_cast<double>(cols));
+      float meanGX = static_cast<float>(sumGX / static_cast<double>(cols));
+      for (int64_t c = 0; c < cols; ++c) {
+        float g = sp ? dyr[c] * sp[c] : dyr[c];
+        float xhat = (xr[c] - mu) * rs;
+        dxr[c] = rs * (g - meanG - xhat * meanGX);
+      }
+    }
+  });
+  if (dscale || dbias)
+    paramGrads(xp, dyp, mp, rp, rows, cols,
+               dscale ? dscale->as<float>() : nullptr,
+               dbias ? dbias->as<float>() : nullptr, accumulateParamGrads);
+  return okStatus();
+}
+
+Status rmsNorm(const TensorView &x, const TensorView *scale, float epsilon,
+               const TensorView &y, const TensorView *rstd) {
+  int64_t rows, cols;
+  Shape paramShape;
+  HETC_RETURN_IF_ERROR(splitRows(x, -1, &rows, &cols, &paramShape),
+                       "rms_norm");
+  HETC_RETURN_IF_ERROR(checkOptional(scale, paramShape, "scale"), "rms_norm");
+  HETC_RETURN_IF_ERROR(checkF32(y, "y"), "rms_norm");
+  HETC_RETURN_IF_ERROR(checkShape(y, x.shape, "y"), "rms_norm");
+  HETC_RETURN_IF_ERROR(checkRowStat(rstd, rows, "rstd"), "rms_norm");
+  const float *xp = x.as<float>();
+  const float *sp = scale ? scale->as<float>() : nullptr;
+  float *yp = y.as<float>();
+  float *rstdp = rstd ? rstd->as<float>() : nullptr;
+  parallelFor(rows, rowGrain(cols), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const float *xr = xp + r * cols;
+      float *yr = yp + r * cols;
+      double sq = 0.0;
+      for (int64_t c = 0; c < cols; ++c)
+        sq += static_cast<double>(xr[c]) * xr[c];
+      float rs = static_cast<float>(
+          1.0 / std::sqrt(sq / static_cast<double>(cols) + epsilon));
+      for (int64_t c = 0; c < cols; ++c)
+        yr[c] = sp ? xr[c] * rs * sp[c] : xr[c] * rs;
+      if (rstdp)
+        rstdp[r] = rs;
+    }
+  });
+  return okStatus();
+}
+
+Status rmsNormBackward(const TensorView &x, const TensorView *scale,
+                       const TensorView &rstd, const TensorView &dy,
+                       const TensorView &dx, const TensorView *dscale,
+                       bool accumulateParamGrads) {
+  const char *name = "rms_norm_backward";
+  int64_t rows, cols;
+  Shape paramShape;
+  HETC_RETURN_IF_ERROR(splitRows(x, -1, &rows, &cols, &paramShape), name);
+  HETC_RETURN_IF_ERROR(checkOptional(scale, paramShape, "scale"), name);
+  HETC_RETURN_IF_ERROR(checkRowStat(&rstd, rows, "rstd"), name);
+  HETC_RETURN_IF_ERROR(checkF32(dy, "dy"), name);
+  HETC_RETURN_IF_ERROR(checkShape(dy, x.shape, "dy"), name);
+  HETC_RETURN_IF_ERROR(checkF32(dx, "dx"), name);
+  HETC_RETURN_IF_ERROR(checkShape(dx, x.shape, "dx"), name);
+  HETC_RETURN_IF_ERROR(checkOptional(dscale, paramShape, "dscale"), name);
+  const float *xp = x.as<float>();
+  const float *sp = scale ? scale->as<float>() : nullptr;
+  const float *rp = rstd.as<float>();
+  const float *dyp = dy.as<float>();
+  float *dxp = dx.as<float>();
+  parallelFor(rows, rowGrain(cols), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const float *xr = xp + r * cols;
+      const float *dyr = dyp + r * cols;
+      float *dxr = dxp + r * cols;
+      float rs = rp[r];
+      double sumGX = 0.0;
+      for (int64_t c = 0; c < cols; ++c) {
+        float g = sp ? dyr[c] * sp[c] : dyr[c];
+        sumGX += static_cast<double>(g) * (xr[c] * rs);
+      }
+      float meanGX = static_cast<float>(sumGX / static_cast<double>(cols));
+      for (int64_t c = 0; c < cols; ++c) {
+        float g = sp ? dyr[c] * sp[c] : dyr[c];
+        dxr[c] = rs * (g - xr[c] * rs * meanGX);
+      }
+    }
+  });
+  if (dscale)
+    paramGrads(xp, dyp, nullptr, rp, rows, cols, dscale->as<float>(), nullptr,
+               accumulateParamGrads);
+  return okStatus();
+}
+
+} // namespace hetc::runtime::cpu

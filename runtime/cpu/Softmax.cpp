@@ -1,0 +1,149 @@
+//===- Softmax.cpp --------------------------------------------------------===//
+//
+// The tensor is viewed as [outer, n, inner] around the axis; each of the
+// outer * inner rows (stride `inner`) is independent.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cpu/Softmax.h"
+
+#include "runtime/cpu/internal/Parallel.h"
+
+#include <cmath>
+#include <limits>
+
+namespace hetc::runtime::cpu {
+namespace {
+
+struct AxisView {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+
+Status prepare(const char *name, const TensorView &in, const char *inName,
+               const TensorView *other, const char *otherName,
+               const TensorView &out, const char *outName, int64_t axis,
+               AxisView *view) {
+  HETC_RETURN_IF_ERROR(checkDType(in, DType::kF32, inName), name);
+  HETC_RETURN_IF_ERROR(checkData(in, inName), name);
+  if (other) {
+    HETC_RETURN_IF_ERROR(checkDType(*other, DType::kF32, otherName), name);
+    HETC_RETURN_IF_ERROR(checkData(*other, otherName), name);
+    HETC_RETURN_IF_ERROR(checkShape(*other, in.shape, otherName), name);
+  }
+  HETC_RETURN_IF_ERROR(checkDType(out, DType::kF32, outName), name);
+  HETC_RETURN_IF_ERROR(checkData(out, outName), name);
+  HETC_RETURN_IF_ERROR(checkShape(out, in.shape, outName), name);
+  if (in.rank() == 0)
+    return invalidArgument(name, ": ", inName, " must have rank >= 1");
+  int64_t a;
+  HETC_RETURN_IF_ERROR(normalizeAxis(axis, in.rank(), &a), name);
+  view->outer = numElements(Shape(in.shape.begin(), in.shape.begin() + a));
+  view->n = in.shape[a];
+  view->inner = numElements(Shape(in.shape.begin() + a + 1, in.shape.end()));
+  return okStatus();
+}
+
+// Runs body(base, stride) for every row in parallel.
+template <typename Body> void forEachRow(const AxisView &v, const Body &body) {
+  int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(v.n, 1));
+  internal::parallelFor(v.outer * v.inner, grain, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      int64_t o = r / v.inner, i = r % v.inner;
+      body(o * v.n * v.inner + i, v.inner);
+    }
+  });
+}
+
+Status softmaxImpl(const TensorView &x, int64_t axis, const TensorView &y,
+                   bool log) {
+  const char *name = log ? "log_softmax" : "softmax";
+  AxisView v;
+  HETC_RETURN_IF_ERROR(prepare(name, x, "x", nullptr, "", y, "y", axis, &v));
+  const float *xp = x.as<float>();
+  float *yp = y.as<float>();
+  int64_t n = v.n;
+  forEachRow(v, [&](int64_t base, int64_t s) {
+    const float *xr = xp + base;
+    float *yr = yp + base;
+    float m = -std::numeric_limits<float>::infinity();
+    for (int64_t j = 0; j < n; ++j)
+      if (xr[j * s] > m || std::isnan(xr[j * s]))
+        m = xr[j * s];
+    double sum = 0.0;
+    if (log) {
+      for (int64_t j = 0; j < n; ++j)
+        sum += std::exp(xr[j * s] - m);
+      // (x - max) - log(sum): subtracting max first keeps the result exact
+      // for large logits.
+      float logSum = static_cast<float>(std::log(sum));
+      for (int64_t j = 0; j < n; ++j)
+        yr[j * s] = (xr[j * s] - m) - logSum;
+    } else {
+      for (int64_t j = 0; j < n; ++j) {
+        float e = std::exp(xr[j * s] - m);
+        yr[j * s] = e;
+        sum += e;
+      }
+      float inv = static_cast<float>(1.0 / sum);
+      for (int64_t j = 0; j < n; ++j)
+        yr[j * s] *= inv;
+    }
+  });
+  return okStatus();
+}
+
+} // namespace
+
+Status softmax(const TensorView &x, int64_t axis, const TensorView &y) {
+  return softmaxImpl(x, axis, y, /*log=*/false);
+}
+
+Status logSoftmax(const TensorView &x, int64_t axis, const TensorView &y) {
+  return softmaxImpl(x, axis, y, /*log=*/true);
+}
+
+Status softmaxBackward(const TensorView &y, const TensorView &dy, int64_t axis,
+                       const TensorView &dx) {
+  AxisView v;
+  HETC_RETURN_IF_ERROR(
+      prepare("softmax_backward", y, "y", &dy, "dy", dx, "dx", axis, &v));
+  const float *yp = y.as<float>();
+  const float *dyp = dy.as<float>();
+  float *dxp = dx.as<float>();
+  int64_t n = v.n;
+  forEachRow(v, [&](int64_t base, int64_t s) {
+    double dot = 0.0;
+    for (int64_t j = 0; j < n; ++j)
+      dot += static_cast<double>(dyp[base + j * s]) * yp[base + j * s];
+    float d = static_cast<float>(dot);
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t k = base + j * s;
+      dxp[k] = yp[k] * (dyp[k] - d);
+    }
+  });
+  return okStatus();
+}
+
+Status logSoftmaxBackward(const TensorView &y, const TensorView &dy,
+                          int64_t axis, const TensorView &dx) {
+  AxisView v;
+  HETC_RETURN_IF_ERROR(
+      prepare("log_softmax_backward", y, "y", &dy, "dy", dx, "dx", axis, &v));
+  const float *yp = y.as<float>();
+  const float *dyp = dy.as<float>();
+  float *dxp = dx.as<float>();
+  int64_t n = v.n;
+  forEachRow(v, [&](int64_t base, int64_t s) {
+    double sum = 0.0;
+    for (int64_t j = 0; j < n; ++j)
+      sum += dyp[base + j * s];
+    float total = static_cast<float>(sum);
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t k = base + j * s;
+      dxp[k] = dyp[k] - std::exp(yp[k]) * total;
+    }
+  });
+  return okStatus();
+}
+
+} // namespace hetc::runtime::cpu

@@ -1,0 +1,185 @@
+//===- OptimizersTest.cpp - SGD, AdamW, gradient clipping ------------------===//
+//
+// Expected values follow torch.optim's documented update rules, evaluated in
+// double in the test; a few step-1 values are written out by hand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cpu/Optimizers.h"
+
+#include "TestUtil.h"
+
+namespace hetc::runtime::test {
+namespace {
+
+using cpu::AdamWOptions;
+using cpu::SgdOptions;
+
+// torch.optim.AdamW, one element, in double.
+void referenceAdamW(double &p, double &m, double &v, double g, int t,
+                    const AdamWOptions &o) {
+  if (o.applyWeightDecay)
+    p *= 1 - o.lr * o.weightDecay;
+  m = o.beta1 * m + (1 - o.beta1) * g;
+  v = o.beta2 * v + (1 - o.beta2) * g * g;
+  double mHat = m / (1 - std::pow(o.beta1, t));
+  double vHat = v / (1 - std::pow(o.beta2, t));
+  p -= o.lr * mHat / (std::sqrt(vHat) + o.eps);
+}
+
+TEST(AdamW, StepOneByHand) {
+  // p = 1, g = 0.5, lr = 0.1, wd = 0.01: decay gives 0.999; m = 0.05,
+  // v = 0.00025; bias-corrected m = 0.5, sqrt(v) = 0.5; the update is
+  // 0.1 * 0.5 / (0.5 + 1e-8).
+  F32 p({1}, {1.0f}), g({1}, {0.5f}), m({1}), v({1});
+  AdamWOptions o;
+  o.lr = 0.1;
+  o.weightDecay = 0.01;
+  HETC_ASSERT_OK(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), 1, o));
+  EXPECT_NEAR(p.v[0], 0.8990000019999999, 1e-7);
+  EXPECT_NEAR(m.v[0], 0.05, 1e-9);
+  EXPECT_NEAR(v.v[0], 0.00025, 3e-11); // float's spacing there is 2.7e-11
+}
+
+struct AdamCase {
+  bool decay;
+  double eps;
+};
+
+void PrintTo(const AdamCase &c, std::ostream *os) {
+  *os << (c.decay ? "decay" : "no decay") << ", eps " << c.eps;
+}
+
+class AdamWSteps : public ::testing::TestWithParam<AdamCase> {};
+
+// Three steps with gradients of different sizes and signs, against the
+// formula in double; catches decay order, bias correction and eps placement.
+TEST_P(AdamWSteps, ThreeStepsMatchTorchFormula) {
+  AdamWOptions o;
+  o.lr = 0.05;
+  o.weightDecay = 0.1;
+  o.eps = GetParam().eps;
+  o.applyWeightDecay = GetParam().decay;
+  std::vector<float> p0 = {1.0f, -0.5f, 0.25f, 2.0f, -3.0f};
+  std::vector<std::vector<float>> grads = {{0.5f, -0.01f, 2.0f, 0.0f, 1e-3f},
+                                           {-0.3f, 0.02f, 1.5f, 0.1f, -1e-3f},
+                                           {0.4f, 0.015f, -2.5f, -0.2f, 5e-3f}};
+  F32 p({5}, p0), m({5}), v({5});
+  std::vector<double> rp(p0.begin(), p0.end()), rm(5, 0.0), rv(5, 0.0);
+  for (int t = 1; t <= 3; ++t) {
+    F32 g({5}, grads[t - 1]);
+    HETC_ASSERT_OK(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), t, o));
+    for (int i = 0; i < 5; ++i)
+      referenceAdamW(rp[i], rm[i], rv[i], grads[t - 1][i], t, o);
+    EXPECT_TRUE(allClose(p.v, rp, 1e-6, 1e-6)) << "step " << t;
+    EXPECT_TRUE(allClose(m.v, rm, 1e-8, 1e-6)) << "step " << t;
+    EXPECT_TRUE(allClose(v.v, rv, 1e-10, 1e-6)) << "step " << t;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Optimizers, AdamWSteps,
+                         ::testing::Values(AdamCase{true, 1e-8}, AdamCase{false, 1e-8},
+                                           AdamCase{true, 1e-3}));
+
+TEST(AdamW, NoDecayFlagLeavesZeroGradientParamsAlone) {
+  F32 p({2}, {1.5f, -2.0f}), g({2}), m({2}), v({2});
+  AdamWOptions o;
+  o.applyWeightDecay = false;
+  HETC_ASSERT_OK(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), 1, o));
+  EXPECT_EQ(p.v, (std::vector<float>{1.5f, -2.0f}));
+  o.applyWeightDecay = true;
+  o.lr = 0.1;
+  o.weightDecay = 0.5;
+  HETC_ASSERT_OK(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), 2, o));
+  EXPECT_TRUE(allClose(p.v, std::vector<double>{1.5 * 0.95, -2.0 * 0.95}, 1e-7, 1e-7));
+}
+
+TEST(AdamW, Errors) {
+  F32 p({3}), g({3}), m({3}), v({2});
+  AdamWOptions o;
+  EXPECT_TRUE(isError(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), 1, o),
+                      StatusCode::kInvalidArgument,
+                      "adamw: v f32[2] does not match param f32[3]"));
+  EXPECT_TRUE(isError(cpu::adamwStep(p.view(), g.view(), m.view(), m.view(), 0, o),
+                      StatusCode::kInvalidArgument,
+                      "adamw: the step count starts at 1, got 0"));
+  o.beta2 = 1.0;
+  EXPECT_TRUE(isError(cpu::adamwStep(p.view(), g.view(), m.view(), m.view(), 1, o),
+                      StatusCode::kInvalidArgument, "adamw: betas must be in [0, 1)"));
+}
+
+TEST(Sgd, ThreeStepsByHand) {
+  F32 p({2}, {1.0f, -2.0f});
+  SgdOptions o;
+  o.lr = 0.1;
+  std::vector<std::vector<float>> grads = {{0.5f, 0.25f}, {-1.0f, 0.0f}, {2.0f, -4.0f}};
+  // p -= 0.1 g: [0.95, -2.025], [1.05, -2.025], [0.85, -1.625]
+  std::vector<std::vector<double>> want = {{0.95, -2.025}, {1.05, -2.025}, {0.85, -1.625}};
+  for (int t = 0; t < 3; ++t) {
+    F32 g({2}, grads[t]);
+    HETC_ASSERT_OK(cpu::sgdStep(p.view(), g.view(), o));
+    EXPECT_TRUE(allClose(p.v, want[t], 1e-6, 1e-6)) << "step " << t + 1;
+  }
+}
+
+TEST(Sgd, CoupledWeightDecay) {
+  // g' = g + wd * p = 0.5 + 0.2 * 1 = 0.7; p = 1 - 0.1 * 0.7 = 0.93.
+  F32 p({1}, {1.0f}), g({1}, {0.5f});
+  SgdOptions o{0.1, 0.2};
+  HETC_ASSERT_OK(cpu::sgdStep(p.view(), g.view(), o));
+  EXPECT_NEAR(p.v[0], 0.93, 1e-7);
+  F32 wrong({2});
+  EXPECT_TRUE(isError(cpu::sgdStep(p.view(), wrong.view(), o),
+                      StatusCode::kInvalidArgument, "sgd: grad f32[2] does not match"));
+}
+
+TEST(ClipGradNorm, ScalesOnlyAboveMaxNorm) {
+  // Norm of {3, 4} and {12} is 13.
+  F32 a({2}, {3, 4}), b({1}, {12});
+  double sumSquares = 0;
+  HETC_ASSERT_OK(cpu::sumOfSquares({a.view(), b.view()}, &sumSquares));
+  EXPECT_DOUBLE_EQ(sumSquares, 169.0);
+  EXPECT_DOUBLE_EQ(cpu::clipCoefficient(13.0, 100.0), 1.0);
+  EXPECT_DOUBLE_EQ(cpu::clipCoefficient(13.0, 1.0), 1.0 / (13.0 + 1e-6));
+
+  double norm = 0;
+  HETC_ASSERT_OK(cpu::clipGradNorm({a.view(), b.view()}, 100.0, &norm));
+  EXPECT_DOUBLE_EQ(norm, 13.0);
+  EXPECT_EQ(a.v, (std::vector<float>{3, 4}));
+  EXPECT_EQ(b.v, (std::vector<float>{12}));
+
+  HETC_ASSERT_OK(cpu::clipGradNorm({a.view(), b.view()}, 1.0, &norm));
+  double c = 1.0 / (13.0 + 1e-6);
+  EXPECT_TRUE(allClose(a.v, std::vector<double>{3 * c, 4 * c}, 1e-7, 1e-6));
+  EXPECT_TRUE(allClose(b.v, std::vector<double>{12 * c}, 1e-7, 1e-6));
+  double after = 0;
+  HETC_ASSERT_OK(cpu::sumOfSquares({a.view(), b.view()}, &after));
+  EXPECT_NEAR(std::sqrt(after), 1.0, 1e-6);
+}
+
+TEST(ClipGradNorm, ManyBlocksMatchDoubleReference) {
+  F32 a = randomF32({20000}), b = randomF32({3, 7});
+  double want = 0;
+  for (float x : a.v)
+    want += static_cast<double>(x) * x;
+  for (float x : b.v)
+    want += static_cast<double>(x) * x;
+  double got = 0;
+  HETC_ASSERT_OK(cpu::sumOfSquares({a.view(), b.view()}, &got));
+  EXPECT_NEAR(got, want, 1e-9 * want);
+}
+
+TEST(ClipGradNorm, Errors) {
+  F32 a({2});
+  I64 b({2});
+  EXPECT_TRUE(isError(cpu::clipGradNorm({a.view()}, 0.0, nullptr),
+                      StatusCode::kInvalidArgument,
+                      "clip_grad_norm: max_norm must be positive, got 0"));
+  EXPECT_TRUE(isError(cpu::clipGradNorm({a.view(), b.view()}, 1.0, nullptr),
+                      StatusCode::kInvalidArgument,
+                      "clip_grad_norm: sum_of_squares: tensor 1: gradient must be "
+                      "f32, got i64[2]"));
+}
+
+} // namespace
+} // namespace hetc::runtime::test
