@@ -130,6 +130,23 @@ mlir::Attribute foldBroadcastBinary(mlir::Attribute lhsAttr,
                        result);
 }
 
+std::optional<eval::Array> readArray(mlir::Attribute attr) {
+  std::optional<ConstantValues> values = readConstant(attr);
+  if (!values || !values->isFloat)
+    return std::nullopt;
+  return eval::Array(values->type.getShape(), std::move(values->floats));
+}
+
+mlir::Attribute writeArray(const eval::Array &array, mlir::Type elementType) {
+  if (array.size() > kMaxFoldedElements)
+    return {};
+  ConstantValues values;
+  values.isFloat = true;
+  values.floats = array.data;
+  return writeConstant(mlir::RankedTensorType::get(array.shape, elementType),
+                       values);
+}
+
 mlir::Attribute foldFloatUnary(mlir::Attribute inputAttr,
                                llvm::function_ref<double(double)> fn) {
   std::optional<ConstantValues> input = readConstant(inputAttr);

@@ -1,13 +1,16 @@
 //===- ConstantEval.h - evaluating hetg ops on constants ------------------===//
 //
 // Folders evaluate ops whose operands are constants: shape arithmetic, masks,
-// small scalars. Values are read into plain vectors (float as double, integer
-// and bool as int64), computed, and written back in the result element type.
+// small scalars, and (in tests) whole training graphs. Values are read into
+// plain vectors (float as double, integer and bool as int64), computed, and
+// written back in the result element type.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef HETC_DIALECTS_HETGRAPH_CONSTANTEVAL_H
 #define HETC_DIALECTS_HETGRAPH_CONSTANTEVAL_H
+
+#include "dialects/HetGraph/Eval/Eval.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -21,6 +24,10 @@ namespace hetc::hetg {
 /// Folding stops above this many result elements: bigger tensors are data,
 /// not shape arithmetic, and belong to the runtime.
 constexpr int64_t kMaxFoldedElements = int64_t(1) << 22;
+
+/// Folds of contractions (matmul, attention) stop above this many
+/// multiply-adds, so compile time stays small.
+constexpr int64_t kMaxFoldedWork = int64_t(1) << 26;
 
 /// The elements of a constant as numbers, row-major.
 struct ConstantValues {
@@ -60,6 +67,13 @@ using IntFn = llvm::function_ref<int64_t(int64_t, int64_t)>;
 mlir::Attribute foldBroadcastBinary(mlir::Attribute lhs, mlir::Attribute rhs,
                                     mlir::Type resultElementType, FloatFn floatFn,
                                     IntFn intFn);
+
+/// Reads a float constant as an array; nullopt for anything else.
+std::optional<eval::Array> readArray(mlir::Attribute attr);
+
+/// Writes `array` as a constant of its shape and `elementType`; null when it
+/// has more than kMaxFoldedElements elements.
+mlir::Attribute writeArray(const eval::Array &array, mlir::Type elementType);
 
 /// Evaluates an elementwise unary float op.
 mlir::Attribute foldFloatUnary(mlir::Attribute input,

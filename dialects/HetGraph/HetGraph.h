@@ -20,6 +20,7 @@
 
 #include "dialects/HetGraph/HetGraphDialect.h.inc"
 #include "dialects/HetGraph/HetGraphEnums.h.inc"
+#include "dialects/HetGraph/HetGraphInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialects/HetGraph/HetGraphAttrs.h.inc"

@@ -10,6 +10,7 @@ using namespace hetc::hetg;
 
 #include "dialects/HetGraph/HetGraphDialect.cpp.inc"
 #include "dialects/HetGraph/HetGraphEnums.cpp.inc"
+#include "dialects/HetGraph/HetGraphInterfaces.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialects/HetGraph/HetGraphAttrs.cpp.inc"

@@ -43,21 +43,15 @@ HETG_FOLD_FLOAT_UNARY(ExpOp, std::exp(x))
 HETG_FOLD_FLOAT_UNARY(LogOp, std::log(x))
 HETG_FOLD_FLOAT_UNARY(TanhOp, std::tanh(x))
 HETG_FOLD_FLOAT_UNARY(ErfOp, std::erf(x))
-HETG_FOLD_FLOAT_UNARY(SigmoidOp, 1.0 / (1.0 + std::exp(-x)))
+HETG_FOLD_FLOAT_UNARY(SigmoidOp, eval::sigmoid(x))
 HETG_FOLD_FLOAT_UNARY(ReluOp, x > 0.0 ? x : 0.0)
-HETG_FOLD_FLOAT_UNARY(SiluOp, x / (1.0 + std::exp(-x)))
+HETG_FOLD_FLOAT_UNARY(SiluOp, eval::silu(x))
 #undef HETG_FOLD_FLOAT_UNARY
 
 OpFoldResult GeluOp::fold(FoldAdaptor adaptor) {
-  if (getApproximate() == GeluApproximation::tanh)
-    return foldFloatUnary(adaptor.getInput(), [](double x) {
-      return 0.5 * x *
-             (1.0 + std::tanh(std::sqrt(2.0 / M_PI) *
-                              (x + 0.044715 * x * x * x)));
-    });
-  return foldFloatUnary(adaptor.getInput(), [](double x) {
-    return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
-  });
+  bool tanh = getApproximate() == GeluApproximation::tanh;
+  return foldFloatUnary(adaptor.getInput(),
+                        [tanh](double x) { return eval::gelu(x, tanh); });
 }
 
 static Type elementTypeOf(Value value) {
@@ -103,6 +97,27 @@ OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
       [](int64_t a, int64_t b) {
         return static_cast<int64_t>(std::pow(double(a), double(b)));
       });
+}
+
+/// NaN-propagating minimum or maximum, as torch.minimum and torch.maximum.
+static double pickFloat(double a, double b, bool minimum) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::nan("");
+  return minimum ? std::min(a, b) : std::max(a, b);
+}
+
+OpFoldResult MinimumOp::fold(FoldAdaptor adaptor) {
+  return foldBroadcastBinary(
+      adaptor.getLhs(), adaptor.getRhs(), elementTypeOf(getResult()),
+      [](double a, double b) { return pickFloat(a, b, /*minimum=*/true); },
+      [](int64_t a, int64_t b) { return std::min(a, b); });
+}
+
+OpFoldResult MaximumOp::fold(FoldAdaptor adaptor) {
+  return foldBroadcastBinary(
+      adaptor.getLhs(), adaptor.getRhs(), elementTypeOf(getResult()),
+      [](double a, double b) { return pickFloat(a, b, /*minimum=*/false); },
+      [](int64_t a, int64_t b) { return std::max(a, b); });
 }
 
 OpFoldResult EqualOp::fold(FoldAdaptor adaptor) {

@@ -116,6 +116,8 @@ HETG_INFER_BINARY(SubOp, "sub", Type())
 HETG_INFER_BINARY(MulOp, "mul", Type())
 HETG_INFER_BINARY(DivOp, "div", Type())
 HETG_INFER_BINARY(PowOp, "pow", Type())
+HETG_INFER_BINARY(MinimumOp, "minimum", Type())
+HETG_INFER_BINARY(MaximumOp, "maximum", Type())
 HETG_INFER_BINARY(EqualOp, "equal", IntegerType::get(context, 1))
 #undef HETG_INFER_BINARY
 

@@ -2,7 +2,8 @@
 //
 // The forward op set of transformer graphs as torch.onnx.export emits them,
 // after fusion. Shape-computation ops (shape, range, constant_of_shape, the
-// dynamic_* forms) exist only between import and `hetg-specialize`.
+// dynamic_* forms) exist only between import and `hetg-specialize`. The
+// gradient and optimizer ops are in their own files, included at the end.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 
 include "HetGraphDialect.td"
 include "HetGraphEnums.td"
+include "HetGraphInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 
 //===----------------------------------------------------------------------===//
@@ -38,7 +40,7 @@ def HetG_ConstantOp : HetG_InferredOp<"constant", [ConstantLike]> {
 //===----------------------------------------------------------------------===//
 
 class HetG_FloatUnaryOp<string mnemonic, string what>
-    : HetG_UnaryOp<mnemonic, HetG_FloatTensor> {
+    : HetG_UnaryOp<mnemonic, HetG_FloatTensor, [HetG_Differentiable]> {
   let summary = "Elementwise " # what;
   let description = [{
     ```mlir
@@ -47,7 +49,7 @@ class HetG_FloatUnaryOp<string mnemonic, string what>
   }];
 }
 
-def HetG_NegOp : HetG_UnaryOp<"neg", HetG_NumericTensor> {
+def HetG_NegOp : HetG_UnaryOp<"neg", HetG_NumericTensor, [HetG_Differentiable]> {
   let summary = "Elementwise negation";
   let description = [{
     ```mlir
@@ -65,7 +67,7 @@ def HetG_SigmoidOp : HetG_FloatUnaryOp<"sigmoid", "logistic sigmoid 1 / (1 + e^-
 def HetG_ReluOp : HetG_FloatUnaryOp<"relu", "max(x, 0)">;
 def HetG_SiluOp : HetG_FloatUnaryOp<"silu", "x * sigmoid(x)">;
 
-def HetG_GeluOp : HetG_UnaryOp<"gelu", HetG_FloatTensor> {
+def HetG_GeluOp : HetG_UnaryOp<"gelu", HetG_FloatTensor, [HetG_Differentiable]> {
   let summary = "Gaussian error linear unit";
   let description = [{
     `x * Phi(x)`, with `Phi` evaluated exactly (`erf`) or by the tanh
@@ -81,7 +83,7 @@ def HetG_GeluOp : HetG_UnaryOp<"gelu", HetG_FloatTensor> {
   let assemblyFormat = "$input prop-dict attr-dict `:` type($input)";
 }
 
-def HetG_AddOp : HetG_BroadcastBinaryOp<"add", [Commutative]> {
+def HetG_AddOp : HetG_BroadcastBinaryOp<"add", [Commutative, HetG_Differentiable]> {
   let summary = "Elementwise sum with broadcasting";
   let description = [{
     ```mlir
@@ -89,7 +91,7 @@ def HetG_AddOp : HetG_BroadcastBinaryOp<"add", [Commutative]> {
     ```
   }];
 }
-def HetG_SubOp : HetG_BroadcastBinaryOp<"sub"> {
+def HetG_SubOp : HetG_BroadcastBinaryOp<"sub", [HetG_Differentiable]> {
   let summary = "Elementwise difference with broadcasting";
   let description = [{
     ```mlir
@@ -97,7 +99,7 @@ def HetG_SubOp : HetG_BroadcastBinaryOp<"sub"> {
     ```
   }];
 }
-def HetG_MulOp : HetG_BroadcastBinaryOp<"mul", [Commutative]> {
+def HetG_MulOp : HetG_BroadcastBinaryOp<"mul", [Commutative, HetG_Differentiable]> {
   let summary = "Elementwise product with broadcasting";
   let description = [{
     ```mlir
@@ -105,7 +107,7 @@ def HetG_MulOp : HetG_BroadcastBinaryOp<"mul", [Commutative]> {
     ```
   }];
 }
-def HetG_DivOp : HetG_BroadcastBinaryOp<"div"> {
+def HetG_DivOp : HetG_BroadcastBinaryOp<"div", [HetG_Differentiable]> {
   let summary = "Elementwise quotient with broadcasting";
   let description = [{
     Integer division truncates toward zero, as in ONNX.
@@ -115,7 +117,7 @@ def HetG_DivOp : HetG_BroadcastBinaryOp<"div"> {
     ```
   }];
 }
-def HetG_PowOp : HetG_BroadcastBinaryOp<"pow"> {
+def HetG_PowOp : HetG_BroadcastBinaryOp<"pow", [HetG_Differentiable]> {
   let summary = "Elementwise power with broadcasting";
   let description = [{
     ```mlir
@@ -132,7 +134,32 @@ def HetG_EqualOp : HetG_BroadcastBinaryOp<"equal", [Commutative]> {
   }];
 }
 
-def HetG_WhereOp : HetG_InferredOp<"where"> {
+def HetG_MinimumOp : HetG_BroadcastBinaryOp<"minimum",
+    [Commutative, HetG_Differentiable]> {
+  let summary = "Elementwise minimum with broadcasting";
+  let description = [{
+    NaN in either operand gives NaN. Where both operands are equal, the
+    gradient is split evenly between them.
+
+    ```mlir
+    %z = hetg.minimum %one, %ratio : tensor<f32>, tensor<f32>
+    ```
+  }];
+}
+def HetG_MaximumOp : HetG_BroadcastBinaryOp<"maximum",
+    [Commutative, HetG_Differentiable]> {
+  let summary = "Elementwise maximum with broadcasting";
+  let description = [{
+    NaN in either operand gives NaN. Where both operands are equal, the
+    gradient is split evenly between them.
+
+    ```mlir
+    %z = hetg.maximum %x, %zero : tensor<4x8xf32>, tensor<f32>
+    ```
+  }];
+}
+
+def HetG_WhereOp : HetG_InferredOp<"where", [HetG_Differentiable]> {
   let summary = "Elementwise select with broadcasting";
   let description = [{
     `condition ? on_true : on_false`, broadcasting all three.
@@ -151,7 +178,7 @@ def HetG_WhereOp : HetG_InferredOp<"where"> {
   let hasFolder = 1;
 }
 
-def HetG_CastOp : HetG_InferredOp<"cast"> {
+def HetG_CastOp : HetG_InferredOp<"cast", [HetG_Differentiable]> {
   let summary = "Elementwise conversion to another element type";
   let description = [{
     Float to integer truncates toward zero; anything to i1 tests for non-zero.
@@ -170,7 +197,7 @@ def HetG_CastOp : HetG_InferredOp<"cast"> {
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
-def HetG_MatmulOp : HetG_InferredOp<"matmul"> {
+def HetG_MatmulOp : HetG_InferredOp<"matmul", [HetG_Differentiable]> {
   let summary = "Batched matrix product with optional transposes and bias";
   let description = [{
     `op(lhs) @ op(rhs) + bias`, where `op` swaps the last two dimensions when
@@ -190,14 +217,16 @@ def HetG_MatmulOp : HetG_InferredOp<"matmul"> {
   let assemblyFormat = [{
     $lhs `,` $rhs (`bias` $bias^ `:` type($bias))? prop-dict attr-dict `:`
     type($lhs) `,` type($rhs)
-  }];  let hasCanonicalizer = 1;
+  }];
+  let hasCanonicalizer = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
 
-def HetG_TransposeOp : HetG_InferredOp<"transpose"> {
+def HetG_TransposeOp : HetG_InferredOp<"transpose", [HetG_Differentiable]> {
   let summary = "Permutes dimensions";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]`.
@@ -211,9 +240,10 @@ def HetG_TransposeOp : HetG_InferredOp<"transpose"> {
   let results = (outs HetG_NumericTensor:$result);
   let assemblyFormat = "$input $permutation attr-dict `:` type($input)";
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
-def HetG_ReshapeOp : HetG_Op<"reshape", [Pure]> {
+def HetG_ReshapeOp : HetG_Op<"reshape", [Pure, HetG_Differentiable]> {
   let summary = "Reinterprets a static tensor with another static shape";
   let description = [{
     Row-major order is kept; both shapes are static with equal element counts.
@@ -248,7 +278,7 @@ def HetG_DynamicReshapeOp : HetG_InferredOp<"dynamic_reshape"> {
   let hasCanonicalizer = 1;
 }
 
-def HetG_BroadcastOp : HetG_Op<"broadcast", [Pure]> {
+def HetG_BroadcastOp : HetG_Op<"broadcast", [Pure, HetG_Differentiable]> {
   let summary = "Broadcasts a static tensor to a static shape";
   let description = [{
     Numpy rules: trailing dimensions align; size-1 dimensions repeat.
@@ -282,7 +312,7 @@ def HetG_DynamicBroadcastOp : HetG_InferredOp<"dynamic_broadcast"> {
   let hasCanonicalizer = 1;
 }
 
-def HetG_SliceOp : HetG_InferredOp<"slice"> {
+def HetG_SliceOp : HetG_InferredOp<"slice", [HetG_Differentiable]> {
   let summary = "Strided slice along every dimension (ONNX Slice)";
   let description = [{
     One `starts`, `ends`, `steps` entry per dimension, with ONNX meaning:
@@ -323,7 +353,7 @@ def HetG_DynamicSliceOp : HetG_InferredOp<"dynamic_slice"> {
   let hasCanonicalizer = 1;
 }
 
-def HetG_ConcatOp : HetG_InferredOp<"concat"> {
+def HetG_ConcatOp : HetG_InferredOp<"concat", [HetG_Differentiable]> {
   let summary = "Joins tensors along one dimension";
   let description = [{
     ```mlir
@@ -336,7 +366,7 @@ def HetG_ConcatOp : HetG_InferredOp<"concat"> {
   let hasFolder = 1;
 }
 
-def HetG_GatherOp : HetG_InferredOp<"gather"> {
+def HetG_GatherOp : HetG_InferredOp<"gather", [HetG_Differentiable]> {
   let summary = "Selects slices by index along one axis (ONNX Gather)";
   let description = [{
     The result shape is `data[:axis] + indices + data[axis+1:]`; negative
@@ -359,32 +389,36 @@ def HetG_GatherOp : HetG_InferredOp<"gather"> {
 // Reductions and normalization
 //===----------------------------------------------------------------------===//
 
-def HetG_ReduceSumOp : HetG_ReduceOp<"reduce_sum"> {
+def HetG_ReduceSumOp : HetG_ReduceOp<"reduce_sum", [HetG_Differentiable]> {
   let summary = "Sum over axes";
   let description = [{
     ```mlir
     %s = hetg.reduce_sum %x <{axes = array<i64: 2>}> : tensor<2x16x64xf32>
     ```
   }];
+  let hasFolder = 1;
 }
-def HetG_ReduceMeanOp : HetG_ReduceOp<"reduce_mean"> {
+def HetG_ReduceMeanOp : HetG_ReduceOp<"reduce_mean", [HetG_Differentiable]> {
   let summary = "Mean over axes";
   let description = [{
     ```mlir
     %m = hetg.reduce_mean %x <{axes = array<i64: 2>}> : tensor<2x16x64xf32>
     ```
   }];
+  let hasFolder = 1;
 }
-def HetG_ReduceMaxOp : HetG_ReduceOp<"reduce_max"> {
+def HetG_ReduceMaxOp : HetG_ReduceOp<"reduce_max", [HetG_Differentiable]> {
   let summary = "Maximum over axes";
   let description = [{
     ```mlir
     %m = hetg.reduce_max %x <{axes = array<i64: 2>, keep_dims = false}> : tensor<2x16x64xf32>
     ```
   }];
+  let hasFolder = 1;
 }
 
-def HetG_SoftmaxOp : HetG_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+def HetG_SoftmaxOp : HetG_Op<"softmax",
+    [Pure, SameOperandsAndResultType, HetG_Differentiable]> {
   let summary = "Softmax along one axis";
   let description = [{
     ```mlir
@@ -395,9 +429,11 @@ def HetG_SoftmaxOp : HetG_Op<"softmax", [Pure, SameOperandsAndResultType]> {
   let results = (outs HetG_FloatTensor:$result);
   let assemblyFormat = "$input prop-dict attr-dict `:` type($input)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
-def HetG_LogSoftmaxOp : HetG_Op<"log_softmax", [Pure, SameOperandsAndResultType]> {
+def HetG_LogSoftmaxOp : HetG_Op<"log_softmax",
+    [Pure, SameOperandsAndResultType, HetG_Differentiable]> {
   let summary = "Log of softmax along one axis";
   let description = [{
     ```mlir
@@ -408,9 +444,11 @@ def HetG_LogSoftmaxOp : HetG_Op<"log_softmax", [Pure, SameOperandsAndResultType]
   let results = (outs HetG_FloatTensor:$result);
   let assemblyFormat = "$input prop-dict attr-dict `:` type($input)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
-def HetG_LayerNormOp : HetG_InferredOp<"layer_norm", [AttrSizedOperandSegments]> {
+def HetG_LayerNormOp : HetG_InferredOp<"layer_norm",
+    [AttrSizedOperandSegments, HetG_Differentiable]> {
   let summary = "Layer normalization over the dimensions from `axis` on";
   let description = [{
     `(x - mean) / sqrt(var + epsilon) * scale + bias`, with mean and (biased)
@@ -432,9 +470,10 @@ def HetG_LayerNormOp : HetG_InferredOp<"layer_norm", [AttrSizedOperandSegments]>
     prop-dict attr-dict `:` type($input)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
-def HetG_RmsNormOp : HetG_InferredOp<"rms_norm"> {
+def HetG_RmsNormOp : HetG_InferredOp<"rms_norm", [HetG_Differentiable]> {
   let summary = "Root-mean-square normalization over the last dimension";
   let description = [{
     `x / sqrt(mean(x^2) + epsilon) * scale`.
@@ -451,13 +490,14 @@ def HetG_RmsNormOp : HetG_InferredOp<"rms_norm"> {
     $input (`scale` $scale^ `:` type($scale))? prop-dict attr-dict `:` type($input)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // Transformer blocks
 //===----------------------------------------------------------------------===//
 
-def HetG_AttentionOp : HetG_InferredOp<"attention"> {
+def HetG_AttentionOp : HetG_InferredOp<"attention", [HetG_Differentiable]> {
   let summary = "Scaled dot-product attention";
   let description = [{
     `softmax(query @ key^T * scale + mask) @ value` over the last two
@@ -478,9 +518,10 @@ def HetG_AttentionOp : HetG_InferredOp<"attention"> {
     $query `,` $key `,` $value (`mask` $mask^ `:` type($mask))? prop-dict attr-dict `:`
     type($query) `,` type($key) `,` type($value)
   }];
+  let hasFolder = 1;
 }
 
-def HetG_CrossEntropyOp : HetG_InferredOp<"cross_entropy"> {
+def HetG_CrossEntropyOp : HetG_InferredOp<"cross_entropy", [HetG_Differentiable]> {
   let summary = "Softmax cross-entropy of scores against class labels";
   let description = [{
     ONNX SoftmaxCrossEntropyLoss layout: `logits` is `[N, C, d...]` (classes
@@ -499,6 +540,7 @@ def HetG_CrossEntropyOp : HetG_InferredOp<"cross_entropy"> {
   let assemblyFormat = [{
     $logits `,` $labels prop-dict attr-dict `:` type($logits) `,` type($labels)
   }];
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -551,7 +593,8 @@ def HetG_ConstantOfShapeOp : HetG_InferredOp<"constant_of_shape"> {
   let hasFolder = 1;
 }
 
-def HetG_TriluOp : HetG_Op<"trilu", [Pure, SameOperandsAndResultType]> {
+def HetG_TriluOp : HetG_Op<"trilu",
+    [Pure, SameOperandsAndResultType, HetG_Differentiable]> {
   let summary = "Keeps the upper or lower triangle of the last two dimensions";
   let description = [{
     Lower keeps elements with `col - row <= k`, upper those with
@@ -567,5 +610,8 @@ def HetG_TriluOp : HetG_Op<"trilu", [Pure, SameOperandsAndResultType]> {
   let hasVerifier = 1;
   let hasFolder = 1;
 }
+
+include "HetGraphGradOps.td"
+include "HetGraphOptimizerOps.td"
 
 #endif // HETC_DIALECT_HETGRAPH_OPS

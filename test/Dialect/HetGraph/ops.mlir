@@ -43,6 +43,10 @@ func.func @elementwise(%x: tensor<2x16x64xf32>, %b: tensor<64xf32>,
   %16 = hetg.pow %x, %b : tensor<2x16x64xf32>, tensor<64xf32>
   // CHECK: hetg.equal %{{.*}}, %{{.*}} : tensor<4xi64>, tensor<4xi64>
   %17 = hetg.equal %i, %i : tensor<4xi64>, tensor<4xi64>
+  // CHECK: hetg.minimum %{{.*}}, %{{.*}} : tensor<2x16x64xf32>, tensor<64xf32>
+  %m0 = hetg.minimum %x, %b : tensor<2x16x64xf32>, tensor<64xf32>
+  // CHECK: hetg.maximum %{{.*}}, %{{.*}} : tensor<4xi64>, tensor<4xi64>
+  %m1 = hetg.maximum %i, %i : tensor<4xi64>, tensor<4xi64>
   // CHECK: hetg.where %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x1xi1>, tensor<2x16x64xf32>, tensor<64xf32>
   %18 = hetg.where %c, %x, %b : tensor<16x1xi1>, tensor<2x16x64xf32>, tensor<64xf32>
   // CHECK: hetg.cast %{{.*}} to f32 : tensor<4xi64>

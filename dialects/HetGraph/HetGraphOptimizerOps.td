@@ -1,0 +1,89 @@
+//===- HetGraphOptimizerOps.td - hetg optimizer ops --------*- tablegen -*-===//
+//
+// Parameter updates with torch.optim semantics. `hetg-optimizer` emits them
+// from the gradients `hetg-autodiff` returns; they take and give values, and
+// the pass stores the results into the mutable parameter and state globals.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HETC_DIALECT_HETGRAPH_OPTIMIZER_OPS
+#define HETC_DIALECT_HETGRAPH_OPTIMIZER_OPS
+
+include "HetGraphDialect.td"
+
+def HetG_SgdOp : HetG_Op<"sgd", [Pure, SameOperandsAndResultType]> {
+  let summary = "One step of stochastic gradient descent";
+  let description = [{
+    torch.optim.SGD without momentum: `param - lr * (grad + weight_decay *
+    param)`; the decay is torch's coupled L2 term and is 0 by default.
+
+    ```mlir
+    %p1 = hetg.sgd %p, %g <{lr = 1.000000e-01 : f64}> : tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins HetG_FloatTensor:$param, HetG_FloatTensor:$grad,
+                       F64Attr:$lr,
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay);
+  let results = (outs HetG_FloatTensor:$new_param);
+  let assemblyFormat = "$param `,` $grad prop-dict attr-dict `:` type($param)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def HetG_AdamWOp : HetG_InferredOp<"adamw",
+    [AllTypesMatch<["param", "grad", "exp_avg", "exp_avg_sq"]>]> {
+  let summary = "One step of AdamW";
+  let description = [{
+    torch.optim.AdamW (no amsgrad) at step `step` (t >= 1, counting this
+    one), on the running averages `exp_avg` (m) and `exp_avg_sq` (v):
+
+    ```
+    p = p * (1 - lr * weight_decay)
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g * g
+    p = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+    ```
+
+    The results are the new parameter, m and v. `step` is a 0-D integer or
+    float tensor.
+
+    ```mlir
+    %p1, %m1, %v1 = hetg.adamw %p, %g, %m, %v, %t <{lr = 1.000000e-03 : f64,
+        weight_decay = 1.000000e-01 : f64}> : tensor<64x64xf32>, tensor<i64>
+    ```
+  }];
+  let arguments = (ins HetG_FloatTensor:$param, HetG_FloatTensor:$grad,
+                       HetG_FloatTensor:$exp_avg, HetG_FloatTensor:$exp_avg_sq,
+                       HetG_ScalarTensor:$step, F64Attr:$lr,
+                       DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+                       DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+                       DefaultValuedAttr<F64Attr, "1.0e-8">:$eps,
+                       DefaultValuedAttr<F64Attr, "1.0e-2">:$weight_decay);
+  let results = (outs HetG_FloatTensor:$new_param, HetG_FloatTensor:$new_exp_avg,
+                      HetG_FloatTensor:$new_exp_avg_sq);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $step prop-dict attr-dict
+    `:` type($param) `,` type($step)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def HetG_GlobalNormOp : HetG_InferredOp<"global_norm"> {
+  let summary = "The L2 norm of all elements of several tensors";
+  let description = [{
+    `sqrt(sum over tensors of sum(x^2))`, a 0-D tensor of the operands'
+    element type: what torch.nn.utils.clip_grad_norm_ computes over the
+    gradients before clipping them.
+
+    ```mlir
+    %n = hetg.global_norm %g0, %g1 : tensor<64x64xf32>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<HetG_FloatTensor>:$inputs);
+  let results = (outs 0DTensorOf<[HetG_Float]>:$result);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+  let hasFolder = 1;
+}
+
+#endif // HETC_DIALECT_HETGRAPH_OPTIMIZER_OPS

@@ -1,0 +1,109 @@
+//===- AttachLoss.cpp - append the token cross-entropy to a model ---------===//
+//
+// Exported language models return logits; training needs the loss. The
+// mean over all B * T tokens matches the plan semantics: every replica
+// scales its summed loss by 1 / (B * T), and stage gradients are sums.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+namespace hetc {
+#define GEN_PASS_DEF_HETGATTACHLOSS
+#include "passes/Passes.h.inc"
+} // namespace hetc
+
+using namespace mlir;
+using namespace hetc;
+using namespace hetc::hetg;
+
+namespace {
+
+constexpr StringLiteral kNameAttr = "hetg.name";
+
+bool isScalarFloat(Type type) {
+  auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 0 &&
+         llvm::isa<FloatType>(tensor.getElementType());
+}
+
+/// The argument named `name` by the importer, if any.
+std::optional<unsigned> findNamedArgument(func::FuncOp func, StringRef name) {
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (auto attr = func.getArgAttrOfType<StringAttr>(i, kNameAttr))
+      if (attr.getValue() == name)
+        return i;
+  return std::nullopt;
+}
+
+LogicalResult attachLoss(func::FuncOp func) {
+  TypeRange results = func.getResultTypes();
+  if (results.size() == 1 && isScalarFloat(results.front()))
+    return success(); // The model computes its own loss.
+  if (results.size() != 1)
+    return func.emitError("expected one result, logits [batch, seq, vocab] or "
+                          "a scalar loss, but @")
+           << func.getName() << " has " << results.size();
+  auto logits = llvm::dyn_cast<RankedTensorType>(results.front());
+  if (!logits || logits.getRank() != 3 ||
+      !llvm::isa<FloatType>(logits.getElementType()))
+    return func.emitError("expected logits of type tensor<BxTxVxf..> "
+                          "(batch, seq, vocab), got ")
+           << results.front();
+  if (!logits.hasStaticShape())
+    return func.emitError("logits have dynamic shape ")
+           << logits << "; run hetg-specialize first";
+  int64_t batch = logits.getDimSize(0), seq = logits.getDimSize(1),
+          vocab = logits.getDimSize(2);
+  if (std::optional<unsigned> ids = findNamedArgument(func, "input_ids")) {
+    auto idsType =
+        llvm::dyn_cast<RankedTensorType>(func.getArgument(*ids).getType());
+    if (!idsType || idsType.getShape() != logits.getShape().take_front(2))
+      return func.emitError("'input_ids' has type ")
+             << func.getArgument(*ids).getType() << " but the logits are "
+             << logits << "; expected [" << batch << ", " << seq << "]";
+  }
+  if (findNamedArgument(func, "labels"))
+    return func.emitError("already has a 'labels' input but returns logits, "
+                          "not a loss");
+
+  MLIRContext *context = func.getContext();
+  Operation *terminator = func.getBody().front().getTerminator();
+  Location loc = terminator->getLoc();
+  auto labelsType =
+      RankedTensorType::get({batch, seq}, IntegerType::get(context, 64));
+  auto labelsName = NamedAttribute(StringAttr::get(context, kNameAttr),
+                                   StringAttr::get(context, "labels"));
+  unsigned index = func.getNumArguments();
+  if (failed(func.insertArgument(index, labelsType,
+                                 DictionaryAttr::get(context, {labelsName}),
+                                 func.getLoc())))
+    return failure();
+
+  OpBuilder builder(terminator);
+  Value flatLogits =
+      ReshapeOp::create(builder, loc, logits.clone({batch * seq, vocab}),
+                        terminator->getOperand(0));
+  Value flatLabels = ReshapeOp::create(
+      builder, loc, labelsType.clone({batch * seq}), func.getArgument(index));
+  Value loss = CrossEntropyOp::create(builder, loc, flatLogits, flatLabels,
+                                      LossReduction::mean, IntegerAttr());
+  terminator->setOperands(loss);
+  func.setType(
+      FunctionType::get(context, func.getArgumentTypes(), {loss.getType()}));
+  func.setResultAttrs(
+      0, DictionaryAttr::get(
+             context, {NamedAttribute(StringAttr::get(context, kNameAttr),
+                                      StringAttr::get(context, "loss"))}));
+  return success();
+}
+
+struct HetgAttachLossPass : hetc::impl::HetgAttachLossBase<HetgAttachLossPass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal() && failed(attachLoss(func)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
