@@ -3,6 +3,7 @@
 #ifndef HETC_PASSES_PASSES_H
 #define HETC_PASSES_PASSES_H
 
+#include "dialects/HetExec/HetExec.h"
 #include "dialects/HetGraph/HetGraph.h"
 #include "mlir/Pass/Pass.h"
 
@@ -27,6 +28,35 @@ struct SimplifyPipelineOptions
 /// fused transformer ops.
 void buildSimplifyPipeline(mlir::OpPassManager &pm,
                            const SimplifyPipelineOptions &options);
+
+/// Options of the training-step pipeline; those of hetg-optimizer.
+struct TrainStepPipelineOptions
+    : mlir::PassPipelineOptions<TrainStepPipelineOptions> {
+  Option<std::string> optimizer{*this, "optimizer",
+                                llvm::cl::desc("adamw or sgd"),
+                                llvm::cl::init("adamw")};
+  Option<double> lr{*this, "lr", llvm::cl::desc("Learning rate"),
+                    llvm::cl::init(1e-3)};
+  Option<double> weightDecay{
+      *this, "weight-decay",
+      llvm::cl::desc("Weight decay for parameters of rank >= 2"),
+      llvm::cl::init(0.0)};
+  Option<double> beta1{*this, "beta1", llvm::cl::desc("AdamW beta1"),
+                       llvm::cl::init(0.9)};
+  Option<double> beta2{*this, "beta2", llvm::cl::desc("AdamW beta2"),
+                       llvm::cl::init(0.999)};
+  Option<double> eps{*this, "eps", llvm::cl::desc("AdamW epsilon"),
+                     llvm::cl::init(1e-8)};
+  Option<double> clipNorm{
+      *this, "clip-norm",
+      llvm::cl::desc("Clip the global gradient norm (0: no clipping)"),
+      llvm::cl::init(0.0)};
+};
+
+/// Loss, gradients and optimizer update: a static forward graph (the
+/// output of hetg-simplify) to one training step.
+void buildTrainStepPipeline(mlir::OpPassManager &pm,
+                            const TrainStepPipelineOptions &options);
 
 /// Registers every pass and pipeline with the global registry.
 void registerAllPasses();

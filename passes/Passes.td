@@ -55,4 +55,111 @@ def HetgFuseMatmulBias : Pass<"hetg-fuse-matmul-bias"> {
   let dependentDialects = ["::hetc::hetg::HetGraphDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Training step
+//===----------------------------------------------------------------------===//
+
+def HetgAttachLoss : Pass<"hetg-attach-loss", "mlir::ModuleOp"> {
+  let summary = "Make a function returning logits return the training loss";
+  let description = [{
+    For each function returning logits `[B, T, V]` (from `input_ids`
+    `[B, T]`), appends an argument `labels` (i64 `[B, T]`, named with
+    `hetg.name = "labels"`) and makes the function return the mean token
+    cross-entropy over all `B * T` tokens instead: logits and labels are
+    reshaped to `[B * T, V]` and `[B * T]` and fed to
+    `hetg.cross_entropy` with mean reduction. A function that already
+    returns a single 0-D float (a model that computes its own loss) is left
+    as it is. Shapes must be static (run `hetg-specialize` first).
+  }];
+  let dependentDialects = ["::hetc::hetg::HetGraphDialect"];
+}
+
+def HetgAutodiff : Pass<"hetg-autodiff", "mlir::ModuleOp"> {
+  let summary = "Reverse-mode gradients of the loss for every parameter";
+  let description = [{
+    Every function must return one 0-D float loss. Its trainable parameters
+    are the float `ml_program.global`s it reads with
+    `ml_program.global_load_const`; a global read by several loads is one
+    (tied) parameter whose gradients add up. The ops between the parameters
+    and the loss are walked in reverse and each builds its operand
+    gradients through `DifferentiableOpInterface`; gradients reaching one
+    value are summed with `hetg.add`. Only ops that depend on a parameter
+    and lead to the loss get gradients.
+
+    The function then returns the loss followed by one gradient per
+    parameter, in the order of the globals in the module, each result
+    marked `hetg.gradient_of = @global`. A parameter the loss does not
+    depend on gets a zero gradient and a warning; an op on the way that is
+    not differentiable is an error at that op.
+  }];
+  let dependentDialects = ["::hetc::hetg::HetGraphDialect"];
+}
+
+def HetgOptimizer : Pass<"hetg-optimizer", "mlir::ModuleOp"> {
+  let summary = "Update the parameters from the gradients the function returns";
+  let description = [{
+    Consumes the `hetg.gradient_of` results `hetg-autodiff` produced: the
+    parameter globals become mutable and are read with
+    `ml_program.global_load`, the update is computed with `hetg.sgd` or
+    `hetg.adamw` (torch.optim semantics) and written back with
+    `ml_program.global_store`, and the function returns only the loss.
+
+    AdamW keeps its running averages in zero-initialized globals
+    `@<param>.adam_m` and `@<param>.adam_v` and the step count in
+    `@optimizer.step` (0-D i64, incremented before the update, so the first
+    step is 1); each state global carries `hetg.state_of = @<param>`.
+    Weight decay applies only to parameters of rank >= 2. With
+    `clip-norm > 0` the gradients are first scaled by
+    `min(1, clip-norm / (global_norm + 1e-6))`, as
+    torch.nn.utils.clip_grad_norm_ does.
+  }];
+  let options = [
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
+           "adamw or sgd">,
+    Option<"lr", "lr", "double", /*default=*/"1e-3", "Learning rate">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
+           "Weight decay for parameters of rank >= 2 (decoupled for adamw)">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9",
+           "AdamW decay of the gradient average">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999",
+           "AdamW decay of the squared gradient average">,
+    Option<"eps", "eps", "double", /*default=*/"1e-8",
+           "AdamW term added to the denominator">,
+    Option<"clipNorm", "clip-norm", "double", /*default=*/"0.0",
+           "Clip the global gradient norm to this value (0: no clipping)">
+  ];
+  let dependentDialects = ["::hetc::hetg::HetGraphDialect",
+                           "::mlir::ml_program::MLProgramDialect"];
+}
+
+def HetxLowerToProgram : Pass<"hetx-lower-to-program", "mlir::ModuleOp"> {
+  let summary = "Lower a single-rank hetg train step to one hetx.program";
+  let description = [{
+    Takes a module holding one train-step `func.func` of static `hetg` ops
+    over `ml_program` globals and replaces it with `hetx.program @rank0`:
+
+    - every `hetg` op becomes a `hetx.launch` whose kernel is the op name
+      without `hetg.` and whose params are the op's inherent attributes;
+      `hetg.reshape` becomes an alias buffer and `hetg.constant` a
+      `constant` buffer holding the value;
+    - immutable float globals and mutable ones with data are `parameter`
+      buffers named by the global (the ONNX initializer name); mutable
+      globals without a value or starting at zero are `optimizer_state`;
+      immutable integer globals are `constant`s;
+    - the arguments named (`hetg.name`) `input_ids` and `labels` are `input`
+      buffers with role `tokens` and `labels`; the returned 0-D f32 is the
+      loss;
+    - a `global_store` makes the launch producing the value write the
+      global's buffer directly when nothing reads the old value afterwards
+      (in-place update), else it becomes a `copy` launch; a load whose value
+      is read after the global is stored copies the old value first.
+
+    Activations live from their first to their last launch; the memory
+    planner packs them (largest first, best fit, 64-byte aligned) after the
+    persistent buffers, and `arena_bytes` is the peak. Any op that is not a
+    `hetg` op, a global access or `func.return` is an error at that op.
+  }];
+  let dependentDialects = ["::hetc::hetx::HetExecDialect"];
+}
+
 #endif // HETC_PASSES

@@ -24,12 +24,33 @@ void buildSimplifyPipeline(OpPassManager &pm,
   pm.addPass(createSymbolDCEPass());
 }
 
+void buildTrainStepPipeline(OpPassManager &pm,
+                            const TrainStepPipelineOptions &options) {
+  pm.addPass(createHetgAttachLoss());
+  pm.addPass(createHetgAutodiff());
+  HetgOptimizerOptions optimizer;
+  optimizer.optimizer = options.optimizer;
+  optimizer.lr = options.lr;
+  optimizer.weightDecay = options.weightDecay;
+  optimizer.beta1 = options.beta1;
+  optimizer.beta2 = options.beta2;
+  optimizer.eps = options.eps;
+  optimizer.clipNorm = options.clipNorm;
+  pm.addPass(createHetgOptimizer(optimizer));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 void registerAllPasses() {
   registerHetcPasses();
   PassPipelineRegistration<SimplifyPipelineOptions>(
       "hetg-simplify",
       "Specialize shapes, fold shape arithmetic and fuse transformer ops",
       buildSimplifyPipeline);
+  PassPipelineRegistration<TrainStepPipelineOptions>(
+      "hetg-train-step",
+      "Attach the loss, differentiate it and update the parameters",
+      buildTrainStepPipeline);
 }
 
 } // namespace hetc

@@ -24,6 +24,13 @@ struct Command {
 /// `hetc import MODEL.onnx [-o OUT.mlir] [--batch B --seq T] [--elide-weights]`
 Command importCommand();
 
+/// `hetc compile MODEL -o OUT.hetpkg --global-batch B --seq T [--optimizer
+/// sgd|adamw --lr X ...]`
+Command compileCommand();
+
+/// `hetc inspect PKG.hetpkg`
+Command inspectCommand();
+
 } // namespace hetc::driver
 
 #endif // HETC_COMPILER_DRIVER_COMMANDS_H

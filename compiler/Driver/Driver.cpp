@@ -21,7 +21,8 @@ constexpr llvm::StringLiteral kOverview =
 } // namespace
 
 int runHetc(int argc, char **argv) {
-  llvm::SmallVector<Command> commands = {importCommand()};
+  llvm::SmallVector<Command> commands = {importCommand(), compileCommand(),
+                                         inspectCommand()};
 
   // Only the commands' own options appear in --help, not those that LLVM
   // libraries register globally.

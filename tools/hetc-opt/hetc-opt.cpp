@@ -1,5 +1,6 @@
 //===- hetc-opt.cpp - runs hetc passes and pipelines like mlir-opt --------===//
 
+#include "dialects/HetExec/HetExec.h"
 #include "dialects/HetGraph/HetGraph.h"
 #include "passes/Passes.h"
 
@@ -15,7 +16,8 @@ int main(int argc, char **argv) {
   hetc::registerAllPasses();
 
   mlir::DialectRegistry registry;
-  registry.insert<hetc::hetg::HetGraphDialect, mlir::func::FuncDialect,
+  registry.insert<hetc::hetg::HetGraphDialect, hetc::hetx::HetExecDialect,
+                  mlir::func::FuncDialect,
                   mlir::ml_program::MLProgramDialect,
                   mlir::tensor::TensorDialect>();
   return mlir::asMainReturnCode(

@@ -1,0 +1,150 @@
+//===- InspectCommand.cpp - hetc inspect ----------------------------------===//
+//
+// Summarizes a package: its manifest, and per rank the sample range, the
+// launches by kernel, the buffers by kind with their bytes, and the arena.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Driver/Commands.h"
+#include "compiler/Driver/Driver.h"
+#include "runtime/package/Package.h"
+#include "runtime/package/Safetensors.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <map>
+
+namespace cl = llvm::cl;
+
+namespace hetc::driver {
+
+namespace {
+
+cl::SubCommand inspectSubcommand(
+    "inspect", "Summarize a training package written by 'hetc compile'");
+
+cl::OptionCategory inspectCategory("hetc inspect options");
+
+cl::opt<std::string> packagePath(cl::Positional, cl::Required,
+                                 cl::sub(inspectSubcommand),
+                                 cl::cat(inspectCategory),
+                                 cl::desc("<PKG.hetpkg>"));
+
+const char *kindName(pkg::BufferKind kind) {
+  switch (kind) {
+  case pkg::PARAMETER: return "parameter";
+  case pkg::OPTIMIZER_STATE: return "optimizer_state";
+  case pkg::CONSTANT: return "constant";
+  case pkg::INPUT: return "input";
+  case pkg::ACTIVATION: return "activation";
+  default: return "unspecified";
+  }
+}
+
+int fail(const std::string &message) {
+  llvm::errs() << "hetc inspect: error: " << message << "\n";
+  return kExitFailure;
+}
+
+int runInspect() {
+  std::string error;
+  pkg::Manifest manifest;
+  if (!package::readManifest(packagePath, &manifest, &error))
+    return fail(error);
+
+  llvm::outs() << "package " << packagePath << " (format "
+               << manifest.format_version() << ", "
+               << manifest.compiler_version() << ")\n";
+  llvm::outs() << "model " << manifest.model_name() << ": global batch "
+               << manifest.global_batch() << " x seq " << manifest.seq_len()
+               << ", vocab " << manifest.vocab_size() << "\n";
+  const pkg::Optimizer &opt = manifest.optimizer();
+  llvm::outs() << "optimizer " << opt.kind()
+               << llvm::format(": lr %g, weight_decay %g, betas (%g, %g), eps "
+                               "%g, clip_norm %g\n",
+                               opt.lr(), opt.weight_decay(), opt.beta1(),
+                               opt.beta2(), opt.eps(), opt.clip_norm());
+  for (const std::string &file :
+       {manifest.weights_file(), manifest.constants_file()}) {
+    if (file.empty())
+      continue;
+    std::vector<package::NamedTensor> tensors;
+    if (!package::readSafetensorsFile(packagePath + "/" + file, &tensors,
+                                      nullptr, &error))
+      return fail(error);
+    int64_t bytes = 0;
+    for (const package::NamedTensor &tensor : tensors)
+      bytes += static_cast<int64_t>(tensor.data.size());
+    llvm::outs() << file << ": " << tensors.size() << " tensors, " << bytes
+                 << " bytes\n";
+  }
+  llvm::outs() << "ranks: " << manifest.ranks_size() << "\n";
+
+  for (const pkg::RankInfo &rank : manifest.ranks()) {
+    pkg::Program program;
+    if (!package::readProgram(packagePath, rank.program_file(), &program,
+                              &error))
+      return fail(error);
+    llvm::outs() << "rank " << rank.rank() << ": samples ["
+                 << program.first_sample() << ", "
+                 << program.first_sample() + program.num_samples()
+                 << "), arena " << program.arena_bytes() << " bytes, "
+                 << program.instructions_size() << " launches, "
+                 << program.buffers_size() << " buffers\n";
+
+    std::map<std::string, int> kernels;
+    for (const pkg::Instruction &instruction : program.instructions())
+      ++kernels[instruction.kernel()];
+    std::vector<std::pair<std::string, int>> byCount(kernels.begin(),
+                                                     kernels.end());
+    std::stable_sort(byCount.begin(), byCount.end(),
+                     [](const auto &a, const auto &b) {
+                       return a.second > b.second;
+                     });
+    llvm::outs() << "  kernels:";
+    for (const auto &[kernel, count] : byCount)
+      llvm::outs() << " " << kernel << " " << count;
+    llvm::outs() << "\n";
+
+    std::map<int, std::pair<int, int64_t>> kinds; // kind -> count, bytes
+    int aliases = 0;
+    for (const pkg::Buffer &buffer : program.buffers()) {
+      if (buffer.alias_of() >= 0) {
+        ++aliases;
+        continue;
+      }
+      int64_t elements = 1;
+      for (int64_t dim : buffer.shape())
+        elements *= dim;
+      auto &entry = kinds[buffer.kind()];
+      ++entry.first;
+      entry.second += elements * package::dtypeSize(buffer.dtype());
+    }
+    llvm::outs() << "  buffers:\n";
+    for (const auto &[kind, entry] : kinds)
+      llvm::outs() << "    " << llvm::format("%-16s", kindName(
+                                                  static_cast<pkg::BufferKind>(kind)))
+                   << llvm::format("%6d", entry.first) << " buffers "
+                   << llvm::format("%12lld", static_cast<long long>(entry.second))
+                   << " bytes\n";
+    llvm::outs() << "    " << llvm::format("%-16s", "alias")
+                 << llvm::format("%6d", aliases) << " buffers\n";
+    if (program.loss_buffer() >= 0 &&
+        program.loss_buffer() < program.buffers_size())
+      llvm::outs() << "  loss: buffer " << program.loss_buffer() << " '"
+                   << program.buffers(program.loss_buffer()).name() << "'\n";
+    llvm::outs() << "  peak arena: " << program.arena_bytes() << " bytes\n";
+  }
+  return kExitSuccess;
+}
+
+} // namespace
+
+Command inspectCommand() {
+  return {inspectSubcommand, inspectCategory, runInspect};
+}
+
+} // namespace hetc::driver

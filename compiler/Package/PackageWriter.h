@@ -1,0 +1,43 @@
+//===- PackageWriter.h - hetx programs to a package folder ------*- C++ -*-===//
+//
+// Serializes the hetx.programs of a module and a manifest to the folder
+// layout of docs/package-format.md. The package is assembled in a temporary
+// folder next to the destination and renamed into place, so a failure
+// leaves nothing half-written.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HETC_COMPILER_PACKAGE_PACKAGEWRITER_H
+#define HETC_COMPILER_PACKAGE_PACKAGEWRITER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace hetc::package {
+
+struct OptimizerSettings {
+  std::string kind = "adamw";
+  double lr = 1e-3, weightDecay = 0.0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
+         clipNorm = 0.0;
+};
+
+struct ManifestSettings {
+  std::string modelName;
+  int64_t globalBatch = 0;
+  int64_t seqLen = 0;
+  int64_t vocabSize = 0;
+  OptimizerSettings optimizer;
+};
+
+/// Writes `module`'s hetx.programs (one per rank, ranks 0..N-1) to the
+/// package folder `path`. An existing package folder at `path` is replaced;
+/// anything else there is an error. Errors are emitted as diagnostics.
+mlir::LogicalResult writePackage(mlir::ModuleOp module,
+                                 const ManifestSettings &settings,
+                                 llvm::StringRef path);
+
+} // namespace hetc::package
+
+#endif // HETC_COMPILER_PACKAGE_PACKAGEWRITER_H

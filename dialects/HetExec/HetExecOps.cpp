@@ -1,0 +1,257 @@
+//===- HetExecOps.cpp - hetx op verifiers and helpers ---------------------===//
+
+#include "dialects/HetExec/HetExec.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace hetc::hetx;
+
+int64_t hetc::hetx::elementByteSize(Type type) {
+  return std::max<int64_t>(1, (type.getIntOrFloatBitWidth() + 7) / 8);
+}
+
+//===----------------------------------------------------------------------===//
+// Launch types: `(T0, T1) -> (T2)`, parenthesized even when empty.
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseLaunchTypes(OpAsmParser &parser,
+                                    SmallVectorImpl<Type> &inputs,
+                                    SmallVectorImpl<Type> &outputs) {
+  auto parseList = [&](SmallVectorImpl<Type> &types) {
+    return parser.parseCommaSeparatedList(
+        OpAsmParser::Delimiter::Paren,
+        [&]() { return parser.parseType(types.emplace_back()); });
+  };
+  if (parseList(inputs) || parser.parseArrow() || parseList(outputs))
+    return failure();
+  return success();
+}
+
+static void printLaunchTypes(OpAsmPrinter &printer, Operation *,
+                             TypeRange inputs, TypeRange outputs) {
+  printer << "(" << inputs << ") -> (" << outputs << ")";
+}
+
+//===----------------------------------------------------------------------===//
+// ProgramOp
+//===----------------------------------------------------------------------===//
+
+ReturnOp ProgramOp::getReturn() {
+  return llvm::dyn_cast<ReturnOp>(getBody().front().getTerminator());
+}
+
+LogicalResult ProgramOp::verify() {
+  if (getRankAttr().getInt() < 0)
+    return emitOpError("rank must be non-negative, got ")
+           << getRankAttr().getInt();
+  if (getArenaBytesAttr().getInt() < 0)
+    return emitOpError("arena_bytes must be non-negative, got ")
+           << getArenaBytesAttr().getInt();
+  int64_t first = getFirstSampleAttr().getInt();
+  int64_t count = getNumSamplesAttr().getInt();
+  if (first < 0 || count < 0)
+    return emitOpError("sample range [")
+           << first << ", +" << count
+           << ") must be non-negative";
+  return success();
+}
+
+LogicalResult ProgramOp::verifyRegions() {
+  Block &body = getBody().front();
+
+  // Declarations first, then launches: ids are positions.
+  int64_t nextId = 0;
+  int64_t arenaBytes = getArenaBytesAttr().getInt();
+  bool seenLaunch = false;
+  struct Extent {
+    int64_t begin, end;
+    BufferOp op;
+  };
+  SmallVector<Extent> persistent;
+  llvm::StringMap<BufferOp> loadedByName;
+  BufferOp tokens, labels;
+  for (Operation &op : body) {
+    if (llvm::isa<LaunchOp>(op)) {
+      seenLaunch = true;
+      continue;
+    }
+    auto buffer = llvm::dyn_cast<BufferOp>(op);
+    if (!buffer)
+      continue;
+    if (seenLaunch)
+      return buffer.emitOpError(
+          "declares a buffer after the first launch; buffers come first");
+    if (buffer.getIdAttr().getInt() != nextId)
+      return buffer.emitOpError("has id ")
+             << buffer.getIdAttr().getInt() << " but is buffer " << nextId
+             << " of the program; ids are positions";
+    ++nextId;
+    if (buffer.isAlias())
+      continue;
+    int64_t begin = buffer.getOffsetAttr().getInt();
+    int64_t end = begin + buffer.getByteSize();
+    if (begin < 0 || end > arenaBytes)
+      return buffer.emitOpError("bytes [")
+             << begin << ", " << end << ") do not fit in the arena of "
+             << arenaBytes
+             << " bytes";
+    if (buffer.isPersistent() && buffer.getByteSize() > 0)
+      persistent.push_back({begin, end, buffer});
+    BufferKind kind = buffer.getKind();
+    if (kind == BufferKind::parameter || kind == BufferKind::constant) {
+      auto [it, inserted] = loadedByName.try_emplace(buffer.getName(), buffer);
+      if (!inserted)
+        return buffer.emitOpError("has the name '")
+               << buffer.getName() << "' of buffer " << it->second.getId()
+               << "; parameters and constants are loaded by name";
+    }
+    if (kind == BufferKind::input) {
+      BufferOp &slot =
+          *buffer.getRole() == InputRole::tokens ? tokens : labels;
+      if (slot)
+        return buffer.emitOpError("is a second ")
+               << stringifyInputRole(*buffer.getRole()) << " input (buffer "
+               << slot.getId() << " is the first)";
+      slot = buffer;
+    }
+  }
+
+  // Persistent buffers keep their bytes for the whole run.
+  llvm::sort(persistent, [](const Extent &a, const Extent &b) {
+    return a.begin < b.begin;
+  });
+  for (size_t i = 1; i < persistent.size(); ++i)
+    if (persistent[i].begin < persistent[i - 1].end)
+      return persistent[i].op.emitOpError("bytes [")
+             << persistent[i].begin << ", " << persistent[i].end
+             << ") overlap those of persistent buffer "
+             << persistent[i - 1].op.getId() << " ["
+             << persistent[i - 1].begin << ", " << persistent[i - 1].end
+             << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BufferOp
+//===----------------------------------------------------------------------===//
+
+void BufferOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "b" + std::to_string(getId()));
+}
+
+int64_t BufferOp::getByteSize() {
+  MemRefType type = getResult().getType();
+  return type.getNumElements() * elementByteSize(type.getElementType());
+}
+
+LogicalResult BufferOp::verify() {
+  MemRefType type = getResult().getType();
+  if (!type.getLayout().isIdentity() || type.getMemorySpace())
+    return emitOpError("must have a row-major memref type without a memory "
+                       "space, got ")
+           << type;
+  if (getIdAttr().getInt() < 0)
+    return emitOpError("id must be non-negative, got ")
+           << getIdAttr().getInt();
+  int64_t offset = getOffsetAttr().getInt();
+  if (offset < 0)
+    return emitOpError("offset must be non-negative, got ") << offset;
+
+  BufferKind kind = getKind();
+  if (getRole().has_value() != (kind == BufferKind::input))
+    return emitOpError("must have a role (tokens or labels) exactly when it "
+                       "is an input");
+
+  if (BufferOp target = getAliasOf()
+                            ? getAliasOf().getDefiningOp<BufferOp>()
+                            : BufferOp()) {
+    if (target.isAlias())
+      return emitOpError("aliases buffer ")
+             << target.getId()
+             << ", which is itself an alias; alias the buffer that owns the "
+                "bytes";
+    if (target.getByteSize() != getByteSize())
+      return emitOpError("has ")
+             << getByteSize() << " bytes but aliases buffer "
+             << target.getId() << " of " << target.getByteSize() << " bytes";
+    if (target.getOffset() != getOffset())
+      return emitOpError("is at offset ")
+             << offset << " but aliases buffer " << target.getId()
+             << " at offset " << target.getOffset();
+    if (target.getKind() != kind)
+      return emitOpError("is a ")
+             << stringifyBufferKind(kind) << " buffer but aliases a "
+             << stringifyBufferKind(target.getKind()) << " buffer";
+    if (getInit())
+      return emitOpError("is an alias and cannot have an initial value");
+    return success();
+  } else if (getAliasOf()) {
+    return emitOpError("must alias a buffer declared by hetx.buffer");
+  }
+
+  if (offset % kBufferAlignment != 0)
+    return emitOpError("offset ")
+           << offset << " is not a multiple of " << kBufferAlignment;
+
+  bool loaded = kind == BufferKind::parameter || kind == BufferKind::constant;
+  if (loaded != static_cast<bool>(getInit()))
+    return emitOpError("must have an initial value exactly when it is a "
+                       "parameter or a constant");
+  if (loaded && getName().empty())
+    return emitOpError("must have a name: parameters and constants are "
+                       "loaded by name");
+  if (ElementsAttr init = getInitAttr()) {
+    auto initType = llvm::cast<ShapedType>(init.getType());
+    if (initType.getShape() != type.getShape() ||
+        initType.getElementType() != type.getElementType())
+      return emitOpError("initial value of type ")
+             << initType << " does not match the buffer type " << type;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LaunchOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LaunchOp::verify() {
+  if (getKernel().empty())
+    return emitOpError("must name a kernel");
+  for (Value input : getInputs())
+    if (!input.getDefiningOp<BufferOp>())
+      return emitOpError("reads a value that is not a hetx.buffer");
+  for (Value output : getOutputs()) {
+    auto buffer = output.getDefiningOp<BufferOp>();
+    if (!buffer)
+      return emitOpError("writes a value that is not a hetx.buffer");
+    if (buffer.getKind() == BufferKind::constant ||
+        buffer.getKind() == BufferKind::input)
+      return emitOpError("writes buffer ")
+             << buffer.getId() << " ('" << buffer.getName() << "'), which is "
+             << (buffer.getKind() == BufferKind::input ? "an input"
+                                                       : "a constant")
+             << " and read-only";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReturnOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReturnOp::verify() {
+  if (!getLoss().getDefiningOp<BufferOp>())
+    return emitOpError("must return a buffer declared by hetx.buffer");
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "dialects/HetExec/HetExecOps.cpp.inc"

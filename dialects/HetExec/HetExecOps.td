@@ -1,0 +1,148 @@
+//===- HetExecOps.td - hetx ops ----------------------------*- tablegen -*-===//
+//
+// program, buffer, launch, return: one rank's step as the runtime executes it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HETC_DIALECT_HETEXEC_OPS
+#define HETC_DIALECT_HETEXEC_OPS
+
+include "HetExecDialect.td"
+include "HetExecEnums.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def HetX_ProgramOp : HetX_Op<"program", [
+    Symbol, IsolatedFromAbove, SingleBlock, NoRegionArguments]> {
+  let summary = "One rank's training step over a statically planned arena";
+  let description = [{
+    The body holds, in this order, the `hetx.buffer` declarations (buffer `i`
+    has `id` `i`), the `hetx.launch`es in execution order, and a
+    `hetx.return` of the loss buffer. Every buffer that owns bytes lies in
+    `[0, arena_bytes)`; persistent buffers (everything but activations)
+    never share bytes. The rank processes samples
+    `[first_sample, first_sample + num_samples)` of the global batch.
+
+    ```mlir
+    hetx.program @rank0 attributes {arena_bytes = 320 : i64,
+        first_sample = 0 : i64, num_samples = 2 : i64, rank = 0 : i32} {
+      %b0 = hetx.buffer 0 "w" parameter at 0 init dense<1.0> : tensor<4x4xf32> : memref<4x4xf32>
+      %b1 = hetx.buffer 1 "x" input(tokens) at 64 : memref<2x4xi64>
+      %b2 = hetx.buffer 2 "gather.0" activation at 128 : memref<2x4x4xf32>
+      %b3 = hetx.buffer 3 "loss" activation at 256 : memref<f32>
+      hetx.launch "gather"(%b0, %b1) -> (%b2) params {axis = 0 : i64}
+          : (memref<4x4xf32>, memref<2x4xi64>) -> (memref<2x4x4xf32>)
+      hetx.launch "reduce_sum"(%b2) -> (%b3)
+          params {axes = array<i64: 0, 1, 2>, keep_dims = false}
+          : (memref<2x4x4xf32>) -> (memref<f32>)
+      hetx.return %b3 : memref<f32>
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, I32Attr:$rank,
+                       I64Attr:$arena_bytes, I64Attr:$first_sample,
+                       I64Attr:$num_samples);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The buffer declarations, in id order.
+    auto getBuffers() { return getBody().front().getOps<BufferOp>(); }
+    /// The launches, in execution order.
+    auto getLaunches() { return getBody().front().getOps<LaunchOp>(); }
+    /// The terminator, which names the loss buffer.
+    ReturnOp getReturn();
+  }];
+}
+
+def HetX_BufferOp : HetX_Op<"buffer", [
+    HasParent<"ProgramOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "A buffer at a static byte offset of the arena";
+  let description = [{
+    The result type gives the dtype and the static, row-major shape. `kind`
+    says where the contents come from: `parameter` and `constant` buffers
+    carry their initial value (`init`, written to `weights.safetensors` and
+    `constants.safetensors` under `name`), `optimizer_state` starts at zero,
+    `input` buffers receive the `tokens` or `labels` of the rank's samples,
+    and `activation`s live within one step. A buffer with `alias` views the
+    bytes of another buffer of the same byte size (a reshape): it has that
+    buffer's offset and kind and owns nothing.
+
+    ```mlir
+    %b0 = hetx.buffer 0 "wte.weight" parameter at 0
+        init dense_resource<wte.weight> : tensor<256x64xf32> : memref<256x64xf32>
+    %b1 = hetx.buffer 1 "input_ids" input(tokens) at 65536 : memref<2x16xi64>
+    %b2 = hetx.buffer 2 "gather.0" activation at 65792 : memref<2x16x64xf32>
+    %b3 = hetx.buffer 3 "reshape.1" activation at 65792
+        alias %b2 : memref<2x16x64xf32> : memref<32x64xf32>
+    ```
+  }];
+  let arguments = (ins I32Attr:$id, StrAttr:$name, HetX_BufferKind:$kind,
+                       OptionalAttr<HetX_InputRole>:$role, I64Attr:$offset,
+                       Optional<HetX_Buffer>:$alias_of,
+                       OptionalAttr<ElementsAttr>:$init);
+  let results = (outs HetX_Buffer:$result);
+  let assemblyFormat = [{
+    $id $name $kind (`(` $role^ `)`)? `at` $offset
+    (`alias` $alias_of^ `:` type($alias_of))? (`init` $init^)?
+    attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Bytes of the buffer: elements times the element size (i1 is a byte).
+    int64_t getByteSize();
+    /// Whether the buffer views another one's bytes instead of owning some.
+    bool isAlias() { return static_cast<bool>(getAliasOf()); }
+    /// Whether the contents outlive the step (everything but activations).
+    bool isPersistent() { return getKind() != BufferKind::activation; }
+  }];
+}
+
+def HetX_LaunchOp : HetX_Op<"launch", [
+    HasParent<"ProgramOp">, AttrSizedOperandSegments]> {
+  let summary = "Runs one kernel on buffers";
+  let description = [{
+    `kernel` is the name of the `hetg` op the launch comes from, without the
+    dialect prefix, or `copy` (a byte copy between two buffers of one dtype
+    and size); `params` are that op's attributes under their names. The
+    kernel reads `inputs` and writes `outputs`, in the op's operand and
+    result order. An output may be the buffer of an input only where the
+    kernel updates in place (see docs/package-format.md).
+
+    ```mlir
+    hetx.launch "matmul"(%b2, %b4) -> (%b5) params {transpose_rhs}
+        : (memref<2x16x64xf32>, memref<256x64xf32>) -> (memref<2x16x256xf32>)
+    ```
+  }];
+  let arguments = (ins StrAttr:$kernel,
+                       Arg<Variadic<HetX_Buffer>, "buffers read", [MemRead]>:$inputs,
+                       Arg<Variadic<HetX_Buffer>, "buffers written", [MemWrite]>:$outputs,
+                       OptionalAttr<DictionaryAttr>:$params);
+  let assemblyFormat = [{
+    $kernel `(` $inputs `)` `->` `(` $outputs `)` (`params` $params^)?
+    attr-dict `:` custom<LaunchTypes>(type($inputs), type($outputs))
+  }];
+  let hasVerifier = 1;
+}
+
+def HetX_ReturnOp : HetX_Op<"return", [
+    HasParent<"ProgramOp">, Terminator, Pure]> {
+  let summary = "Ends the step; names the buffer holding its loss";
+  let description = [{
+    The loss is a 0-D f32, already scaled so that the sum over ranks is the
+    mean token loss of the global batch.
+
+    ```mlir
+    hetx.return %b9 : memref<f32>
+    ```
+  }];
+  let arguments = (ins HetX_LossBuffer:$loss);
+  let assemblyFormat = "$loss attr-dict `:` type($loss)";
+  let hasVerifier = 1;
+}
+
+#endif // HETC_DIALECT_HETEXEC_OPS

@@ -1,0 +1,256 @@
+// RUN: hetc-opt %s --split-input-file --verify-diagnostics
+
+// Ids are positions.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  // expected-error @+1 {{'hetx.buffer' op has id 1 but is buffer 0 of the program; ids are positions}}
+  %l = hetx.buffer 1 "loss" activation at 0 : memref<f32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+// Declarations come before launches.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  hetx.launch "zero"() -> (%l) : () -> (memref<f32>)
+  // expected-error @+1 {{declares a buffer after the first launch; buffers come first}}
+  %m = hetx.buffer 1 "m" activation at 64 : memref<f32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+// Buffers fit in the arena.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 100 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  // expected-error @+1 {{bytes [64, 128) do not fit in the arena of 100 bytes}}
+  %m = hetx.buffer 1 "m" activation at 64 : memref<16xf32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+// Persistent buffers never share bytes.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  %w = hetx.buffer 1 "w" parameter at 64 init dense<0.0> : tensor<32xf32> : memref<32xf32>
+  // expected-error @+1 {{bytes [128, 192) overlap those of persistent buffer 1 [64, 192)}}
+  %m = hetx.buffer 2 "m" optimizer_state at 128 : memref<16xf32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+// Parameters and constants are loaded by name, so names are unique.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  %w = hetx.buffer 1 "w" parameter at 64 init dense<0.0> : tensor<f32> : memref<f32>
+  // expected-error @+1 {{has the name 'w' of buffer 1; parameters and constants are loaded by name}}
+  %c = hetx.buffer 2 "w" constant at 128 init dense<0.0> : tensor<f32> : memref<f32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+// One tokens input per program.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  %x = hetx.buffer 1 "input_ids" input(tokens) at 64 : memref<1x4xi64>
+  // expected-error @+1 {{is a second tokens input (buffer 1 is the first)}}
+  %y = hetx.buffer 2 "more_ids" input(tokens) at 128 : memref<1x4xi64>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+// Inputs have a role; nothing else does.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  // expected-error @+1 {{must have a role (tokens or labels) exactly when it is an input}}
+  %x = hetx.buffer 1 "input_ids" input at 64 : memref<1x4xi64>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  // expected-error @+1 {{must have a role (tokens or labels) exactly when it is an input}}
+  %x = hetx.buffer 1 "t" activation(labels) at 64 : memref<1x4xi64>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+// Offsets of owning buffers are 64-byte aligned.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  // expected-error @+1 {{offset 72 is not a multiple of 64}}
+  %x = hetx.buffer 1 "t" activation at 72 : memref<4xf32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+// Parameters and constants carry their initial value; nothing else does.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  // expected-error @+1 {{must have an initial value exactly when it is a parameter or a constant}}
+  %w = hetx.buffer 1 "w" parameter at 64 : memref<4xf32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  // expected-error @+1 {{must have an initial value exactly when it is a parameter or a constant}}
+  %t = hetx.buffer 1 "t" activation at 64 init dense<0.0> : tensor<4xf32> : memref<4xf32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  // expected-error @+1 {{initial value of type 'tensor<2x2xf32>' does not match the buffer type 'memref<4xf32>'}}
+  %w = hetx.buffer 1 "w" parameter at 64 init dense<0.0> : tensor<2x2xf32> : memref<4xf32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  // expected-error @+1 {{must have a name: parameters and constants are loaded by name}}
+  %w = hetx.buffer 1 "" constant at 64 init dense<0.0> : tensor<4xf32> : memref<4xf32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+// An alias has the byte size, offset and kind of the buffer it views.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  %t = hetx.buffer 1 "t" activation at 64 : memref<2x4xf32>
+  // expected-error @+1 {{has 16 bytes but aliases buffer 1 of 32 bytes}}
+  %a = hetx.buffer 2 "a" activation at 64 alias %t : memref<2x4xf32> : memref<4xf32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  %t = hetx.buffer 1 "t" activation at 64 : memref<2x4xf32>
+  // expected-error @+1 {{is at offset 128 but aliases buffer 1 at offset 64}}
+  %a = hetx.buffer 2 "a" activation at 128 alias %t : memref<2x4xf32> : memref<8xf32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  %w = hetx.buffer 1 "w" parameter at 64 init dense<0.0> : tensor<2x4xf32> : memref<2x4xf32>
+  // expected-error @+1 {{is a activation buffer but aliases a parameter buffer}}
+  %a = hetx.buffer 2 "a" activation at 64 alias %w : memref<2x4xf32> : memref<8xf32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  %t = hetx.buffer 1 "t" activation at 64 : memref<2x4xf32>
+  %a = hetx.buffer 2 "a" activation at 64 alias %t : memref<2x4xf32> : memref<8xf32>
+  // expected-error @+1 {{aliases buffer 2, which is itself an alias; alias the buffer that owns the bytes}}
+  %b = hetx.buffer 3 "b" activation at 64 alias %a : memref<8xf32> : memref<4x2xf32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+// Kernels never write inputs or constants.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  %c = hetx.buffer 1 "c" constant at 64 init dense<0.0> : tensor<f32> : memref<f32>
+  // expected-error @+1 {{writes buffer 1 ('c'), which is a constant and read-only}}
+  hetx.launch "neg"(%l) -> (%c) : (memref<f32>) -> (memref<f32>)
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  %x = hetx.buffer 1 "x" input(tokens) at 64 : memref<1x4xi64>
+  // expected-error @+1 {{writes buffer 1 ('x'), which is an input and read-only}}
+  hetx.launch "zero"() -> (%x) : () -> (memref<1x4xi64>)
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  // expected-error @+1 {{must name a kernel}}
+  hetx.launch ""(%l) -> (%l) : (memref<f32>) -> (memref<f32>)
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+// The loss is a 0-D f32 buffer.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<2xf32>
+  // expected-error @+1 {{operand #0 must be 0D memref of 32-bit float values}}
+  hetx.return %l : memref<2xf32>
+}
+
+// -----
+
+// Buffers are row-major.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  // expected-error @+1 {{must have a row-major memref type without a memory space}}
+  %t = hetx.buffer 1 "t" activation at 64 : memref<2x4xf32, strided<[1, 2]>>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+// Program attributes are non-negative.
+
+// expected-error @+1 {{'hetx.program' op arena_bytes must be non-negative, got -1}}
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = -1 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 4 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  // expected-error @+1 {{block with no terminator}}
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+}
+
+// -----
+
+// Buffers live in programs.
+
+// expected-error @+1 {{expects parent op 'hetx.program'}}
+%l = hetx.buffer 0 "loss" activation at 0 : memref<f32>

@@ -1,0 +1,57 @@
+// RUN: hetc-opt %s --split-input-file | FileCheck %s
+// RUN: hetc-opt %s --split-input-file --mlir-print-op-generic | hetc-opt --split-input-file | FileCheck %s
+
+// A step over every buffer kind: parameters and constants carry their
+// initial value, inputs their role, aliases the buffer whose bytes they view.
+
+// CHECK-LABEL: hetx.program @rank0
+// CHECK-SAME: arena_bytes = 452 : i64, first_sample = 2 : i64, num_samples = 2 : i64, rank = 1 : i32
+// CHECK: %[[W:b0]] = hetx.buffer 0 "w" parameter at 0 init dense<1.000000e+00> : tensor<4x4xf32> : memref<4x4xf32>
+// CHECK: %[[M:b1]] = hetx.buffer 1 "w.exp_avg" optimizer_state at 64 : memref<4x4xf32>
+// CHECK: %[[C:b2]] = hetx.buffer 2 "cst.2" constant at 128 init dense<2.000000e+00> : tensor<f32> : memref<f32>
+// CHECK: %[[X:b3]] = hetx.buffer 3 "input_ids" input(tokens) at 192 : memref<2x4xi64>
+// CHECK: %[[Y:b4]] = hetx.buffer 4 "labels" input(labels) at 256 : memref<2x4xi64>
+// CHECK: %[[G:b5]] = hetx.buffer 5 "gather.0" activation at 320 : memref<2x4x4xf32>
+// CHECK: %[[R:b6]] = hetx.buffer 6 "reshape.1" activation at 320 alias %[[G]] : memref<2x4x4xf32> : memref<8x4xf32>
+// CHECK: %[[L:b7]] = hetx.buffer 7 "loss" activation at 448 : memref<f32>
+// CHECK: hetx.launch "gather"(%[[W]], %[[X]]) -> (%[[G]]) params {axis = 0 : i64} : (memref<4x4xf32>, memref<2x4xi64>) -> (memref<2x4x4xf32>)
+// CHECK: hetx.launch "reduce_sum"(%[[R]]) -> (%[[L]]) params {axes = array<i64: 0, 1>, keep_dims = false} : (memref<8x4xf32>) -> (memref<f32>)
+// CHECK: hetx.launch "mul"(%[[L]], %[[C]]) -> (%[[L]]) : (memref<f32>, memref<f32>) -> (memref<f32>)
+// CHECK: hetx.return %[[L]] : memref<f32>
+hetx.program @rank0 attributes {rank = 1 : i32, arena_bytes = 452 : i64,
+                                first_sample = 2 : i64, num_samples = 2 : i64} {
+  %w = hetx.buffer 0 "w" parameter at 0 init dense<1.0> : tensor<4x4xf32> : memref<4x4xf32>
+  %m = hetx.buffer 1 "w.exp_avg" optimizer_state at 64 : memref<4x4xf32>
+  %c = hetx.buffer 2 "cst.2" constant at 128 init dense<2.0> : tensor<f32> : memref<f32>
+  %x = hetx.buffer 3 "input_ids" input(tokens) at 192 : memref<2x4xi64>
+  %y = hetx.buffer 4 "labels" input(labels) at 256 : memref<2x4xi64>
+  %g = hetx.buffer 5 "gather.0" activation at 320 : memref<2x4x4xf32>
+  %r = hetx.buffer 6 "reshape.1" activation at 320 alias %g : memref<2x4x4xf32> : memref<8x4xf32>
+  %l = hetx.buffer 7 "loss" activation at 448 : memref<f32>
+  hetx.launch "gather"(%w, %x) -> (%g) params {axis = 0 : i64}
+      : (memref<4x4xf32>, memref<2x4xi64>) -> (memref<2x4x4xf32>)
+  hetx.launch "reduce_sum"(%r) -> (%l) params {axes = array<i64: 0, 1>, keep_dims = false}
+      : (memref<8x4xf32>) -> (memref<f32>)
+  hetx.launch "mul"(%l, %c) -> (%l) : (memref<f32>, memref<f32>) -> (memref<f32>)
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+// Several programs in one module, one per rank; kernels without operands.
+
+// CHECK-LABEL: hetx.program @rank0
+// CHECK: hetx.launch "zero"() -> (%b0) : () -> (memref<f32>)
+// CHECK-LABEL: hetx.program @rank1
+// CHECK: hetx.buffer 0 "loss" activation at 0 : memref<f32>
+hetx.program @rank0 attributes {rank = 0 : i32, arena_bytes = 4 : i64,
+                                first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  hetx.launch "zero"() -> (%l) : () -> (memref<f32>)
+  hetx.return %l : memref<f32>
+}
+hetx.program @rank1 attributes {rank = 1 : i32, arena_bytes = 4 : i64,
+                                first_sample = 1 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  hetx.return %l : memref<f32>
+}
