@@ -1,0 +1,247 @@
+#!/usr/bin/python3
+"""Compare a training run against a reference run (models/reference_train.py): the
+per-step losses and the final parameters, optionally the optimizer state.
+
+    compare_runs.py --reference DIR --candidate DIR [--metrics FILE.jsonl]
+                    --loss-rtol X --param-rtol Y [--param-atol Z]
+                    [--state-rtol S [--state-atol A]] [--show N]
+
+Losses: the reference's DIR/losses.json against the candidate's --metrics file (one JSON
+object per step with `step` and `loss`; steps consecutive, counted from 0 or 1), or else
+the candidate's DIR/losses.json. Per step: error = |cand - ref| / |ref| <= X.
+
+Parameters: DIR/params.safetensors of both; the tensor names must match exactly, with
+the same shapes. Per element: error = |cand - ref| / max(|ref|, Z) <= Y; Z (default
+1e-3) is a floor under |ref| so that elements near zero (biases after a few steps) are
+compared against the tensor's scale, not their own tiny value -- near zero the allowed
+difference is Y*Z. Non-finite values fail unless both sides hold the same value.
+
+Optimizer state (with --state-rtol, when the reference has one -- AdamW):
+DIR/optimizer.safetensors of both, the same names (`<param>.adam_m`, `<param>.adam_v`,
+`optimizer.step`), compared like the parameters with floor A -- A**2 for the
+second moments `*.adam_v`, which hold squared gradients -- and integers exactly.
+
+Prints a summary and the worst tensors (tensor, index, values) and exits 0 when all
+match, 1 on a mismatch, 2 when an input is missing or unreadable.
+"""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import safetensors_io  # noqa: E402
+
+
+class InputError(Exception):
+    pass
+
+
+def load_losses_json(path):
+    try:
+        with open(path) as f:
+            values = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        raise InputError(f"cannot read losses from {path}: {e}") from None
+    if not isinstance(values, list) or not all(isinstance(v, (int, float)) for v in values):
+        raise InputError(f"{path}: expected a JSON list of numbers")
+    return [float(v) for v in values], f"{path}"
+
+
+def load_metrics(path):
+    records = []
+    try:
+        with open(path) as f:
+            for lineno, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise InputError(f"{path}:{lineno}: not JSON: {e}") from None
+                if not isinstance(rec, dict) or "step" not in rec or "loss" not in rec:
+                    raise InputError(f"{path}:{lineno}: a metrics record needs 'step' and 'loss'")
+                records.append((int(rec["step"]), float(rec["loss"])))
+    except OSError as e:
+        raise InputError(f"cannot read metrics {path}: {e}") from None
+    records.sort(key=lambda r: r[0])
+    steps = [s for s, _ in records]
+    if steps and steps != list(range(steps[0], steps[0] + len(steps))):
+        raise InputError(f"{path}: steps are not consecutive and unique: {steps}")
+    if steps and steps[0] not in (0, 1):
+        raise InputError(f"{path}: the first step is {steps[0]}, expected 0 or 1")
+    base = f", steps counted from {steps[0]}" if steps else ""
+    return [loss for _, loss in records], f"{path}{base}"
+
+
+def load_tensors(path):
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file")
+    try:
+        tensors, _ = safetensors_io.read(path)
+    except (OSError, safetensors_io.SafetensorsError) as e:
+        raise InputError(str(e)) from None
+    return tensors
+
+
+def elementwise_error(ref, cand, floor):
+    """|cand - ref| / max(|ref|, floor), float64; 0 where both hold the same value
+    (infinities included), inf where only one side is finite or either is NaN."""
+    r = ref.astype(np.float64)
+    c = cand.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        err = np.abs(c - r) / np.maximum(np.abs(r), floor)
+    same = (r == c)
+    err = np.where(same, 0.0, err)
+    return np.where(np.isnan(err) | (~np.isfinite(r) | ~np.isfinite(c)) & ~same, np.inf, err)
+
+
+def fmt(v):
+    return f"{v:.9g}"
+
+
+def compare_losses(ref, cand, rtol, out):
+    fails = []
+    n = max(len(ref), len(cand))
+    out.append(f"losses: error = |cand - ref| / |ref|, rtol {rtol:g}")
+    out.append(f"  {'step':>4}  {'reference':>16}  {'candidate':>16}  {'error':>9}")
+    worst = 0.0
+    for i in range(n):
+        r = ref[i] if i < len(ref) else None
+        c = cand[i] if i < len(cand) else None
+        if r is None or c is None:
+            out.append(f"  {i:>4}  {'-' if r is None else fmt(r):>16}  {'-' if c is None else fmt(c):>16}"
+                       f"  {'':>9}  MISSING")
+            continue
+        e = float(elementwise_error(np.array([r]), np.array([c]), 1e-12)[0])
+        worst = max(worst, e)
+        bad = not e <= rtol
+        if bad:
+            fails.append(f"loss of step {i}: reference {fmt(r)}, candidate {fmt(c)}, "
+                         f"error {e:.3g} > {rtol:g}")
+        out.append(f"  {i:>4}  {fmt(r):>16}  {fmt(c):>16}  {e:9.2e}{'  FAIL' if bad else ''}")
+    if len(ref) != len(cand):
+        fails.insert(0, f"step count differs: reference {len(ref)}, candidate {len(cand)}")
+    out.append(f"  worst loss error {worst:.3g}")
+    return fails
+
+
+def compare_tensor_sets(what, ref, cand, rtol, floor, show, out, squared_suffix=None):
+    """Compares two name -> array maps; returns failure lines. Tensors whose name ends
+    with `squared_suffix` hold squares (AdamW's second moment): their floor is floor**2."""
+    fails = []
+    missing = [n for n in ref if n not in cand]
+    extra = [n for n in cand if n not in ref]
+    if missing:
+        fails.append(f"{what}: {len(missing)} tensors missing from the candidate: {', '.join(missing)}")
+    if extra:
+        fails.append(f"{what}: {len(extra)} tensors only in the candidate: {', '.join(extra)}")
+    rows = []
+    total = 0
+    for name in ref:
+        if name not in cand:
+            continue
+        r, c = ref[name], cand[name]
+        if r.shape != c.shape:
+            fails.append(f"{what}: {name}: shape {list(c.shape)}, reference {list(r.shape)}")
+            continue
+        total += r.size
+        if r.size == 0:
+            continue
+        integer = r.dtype.kind in "iub" and c.dtype.kind in "iub"
+        if integer:
+            err = np.where(r.astype(np.int64) != c.astype(np.int64), np.inf, 0.0)
+        else:
+            squared = squared_suffix is not None and name.endswith(squared_suffix)
+            err = elementwise_error(r, c, floor * floor if squared else floor)
+        flat = int(np.argmax(err))
+        index = np.unravel_index(flat, r.shape) if r.ndim else ()
+        worst = float(err.reshape(-1)[flat])
+        nbad = int(np.count_nonzero(~(err <= rtol)))
+        rows.append((worst, name, list(r.shape), tuple(int(i) for i in index),
+                     r.reshape(-1)[flat], c.reshape(-1)[flat], nbad, r.size, float(np.mean(err))
+                     if np.all(np.isfinite(err)) else np.inf))
+        if nbad:
+            fails.append(f"{what}: {name}: {nbad} of {r.size} elements differ; worst at "
+                         f"{list(index)}: reference {fmt(r.reshape(-1)[flat])}, candidate "
+                         f"{fmt(c.reshape(-1)[flat])}, error {worst:.3g} > {rtol:g}")
+    floors = f"{floor:g}" + (f" ({floor * floor:g} for *{squared_suffix})" if squared_suffix else "")
+    out.append(f"{what}: error = |cand - ref| / max(|ref|, {floors}), rtol {rtol:g}; "
+               f"{len(rows)} tensors, {total} elements compared")
+    rows.sort(key=lambda row: -row[0])
+    shown = [row for row in rows if row[6]] or rows[:show]  # every failing tensor, or the worst
+    if shown:
+        out.append(f"  {'tensor':<34} {'shape':<12} {'max err':>9} {'mean err':>9} {'bad':>7} "
+                   f"{'at':<12} {'reference':>14} {'candidate':>14}")
+    for worst, name, shape, index, rv, cv, nbad, size, mean in shown:
+        out.append(f"  {name:<34} {str(shape):<12} {worst:9.2e} {mean:9.2e} {nbad:>7} "
+                   f"{str(list(index)):<12} {fmt(rv):>14} {fmt(cv):>14}{'  FAIL' if nbad else ''}")
+    if rows:
+        worst = rows[0]
+        out.append(f"  worst: {worst[1]}{list(worst[3])} error {worst[0]:.3g} "
+                   f"(reference {fmt(worst[4])}, candidate {fmt(worst[5])})")
+    return fails
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reference", required=True, help="reference run folder (reference_train.py --out)")
+    ap.add_argument("--candidate", required=True, help="candidate run folder (hetrun --save)")
+    ap.add_argument("--metrics", help="candidate metrics JSONL (default: candidate/losses.json)")
+    ap.add_argument("--loss-rtol", type=float, required=True)
+    ap.add_argument("--param-rtol", type=float, required=True)
+    ap.add_argument("--param-atol", type=float, default=1e-3,
+                    help="floor under |ref| in the parameters' relative error (default 1e-3)")
+    ap.add_argument("--state-rtol", type=float, help="also compare optimizer.safetensors")
+    ap.add_argument("--state-atol", type=float, default=1e-3,
+                    help="floor under |ref| for the optimizer state (default 1e-3; squared for *.adam_v)")
+    ap.add_argument("--show", type=int, default=8, help="worst tensors to list when all pass")
+    args = ap.parse_args(argv)
+    for name in ("loss_rtol", "param_rtol", "param_atol", "state_atol"):
+        if getattr(args, name) < 0:
+            ap.error(f"--{name.replace('_', '-')} must be >= 0")
+
+    out, fails = [], []
+    try:
+        ref_losses, ref_src = load_losses_json(os.path.join(args.reference, "losses.json"))
+        if args.metrics:
+            cand_losses, cand_src = load_metrics(args.metrics)
+        else:
+            cand_losses, cand_src = load_losses_json(os.path.join(args.candidate, "losses.json"))
+        ref_params = load_tensors(os.path.join(args.reference, "params.safetensors"))
+        cand_params = load_tensors(os.path.join(args.candidate, "params.safetensors"))
+        compare_state = args.state_rtol is not None and \
+            os.path.exists(os.path.join(args.reference, "optimizer.safetensors"))
+        if compare_state:
+            ref_state = load_tensors(os.path.join(args.reference, "optimizer.safetensors"))
+            cand_state = load_tensors(os.path.join(args.candidate, "optimizer.safetensors"))
+    except InputError as e:
+        print(f"compare_runs: error: {e}", file=sys.stderr)
+        return 2
+
+    out.append(f"reference: {args.reference} (losses {ref_src})")
+    out.append(f"candidate: {args.candidate} (losses {cand_src})")
+    fails += compare_losses(ref_losses, cand_losses, args.loss_rtol, out)
+    fails += compare_tensor_sets("params", ref_params, cand_params, args.param_rtol,
+                                 args.param_atol, args.show, out)
+    if compare_state:
+        fails += compare_tensor_sets("optimizer state", ref_state, cand_state, args.state_rtol,
+                                     args.state_atol, args.show, out, squared_suffix=".adam_v")
+    elif args.state_rtol is not None:
+        out.append("optimizer state: not compared (the reference has no optimizer.safetensors: SGD)")
+    else:
+        out.append("optimizer state: not compared (no --state-rtol)")
+    print("\n".join(out))
+    if fails:
+        print(f"FAIL: {len(fails)} mismatches")
+        for line in fails:
+            print(f"  {line}")
+        return 1
+    print(f"PASS: {len(ref_losses)} losses and {len(ref_params)} parameter tensors match")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
