@@ -2,7 +2,7 @@
 """Export a hetc model family (gpt2 | llama | bert) from PyTorch to ONNX.
 
     export.py --family gpt2 --config tiny --seq 16 --opset 17 --out gpt2-tiny.onnx
-              [--external-data] [--seed S] [--gelu erf|tanh] [--raw]
+              [--external-data | --shapes-only] [--seed S] [--gelu erf|tanh] [--raw]
 
 The graph takes `input_ids` int64 [batch, T] and returns `logits` float32 [batch, T, V],
 batch dynamic. Every ONNX initializer is a trainable parameter under its PyTorch
@@ -213,9 +213,32 @@ def tied_pairs(model):
     return pairs
 
 
-def save(proto, out, external_data):
+def strip_weights(proto, location):
+    """--shapes-only: every initializer keeps its name, type and dims but refers to external
+    data in `location`, a file that is never written. The .onnx stays tiny; tools that need
+    only shapes (`hetc profile`) import it without weights, anything else fails to open
+    `location`."""
+    offset = 0
+    for init in proto.graph.initializer:
+        nbytes = numpy_helper.to_array(init).nbytes
+        for field in ("raw_data", "float_data", "int32_data", "int64_data", "double_data", "uint64_data"):
+            init.ClearField(field)
+        init.data_location = onnx.TensorProto.EXTERNAL
+        del init.external_data[:]
+        for key, value in (("location", location), ("offset", offset), ("length", nbytes)):
+            init.external_data.add(key=key, value=str(value))
+        offset += nbytes
+    proto.metadata_props.append(onnx.StringStringEntryProto(key="hetc.shapes_only", value=location))
+
+
+def save(proto, out, external_data, shapes_only=False):
     out_dir = os.path.dirname(os.path.abspath(out))
     os.makedirs(out_dir, exist_ok=True)
+    if shapes_only:
+        onnx.checker.check_model(proto)  # in memory, with the weights still there
+        strip_weights(proto, os.path.splitext(os.path.basename(out))[0] + ".weights-not-written")
+        onnx.save_model(proto, out)  # nothing has raw_data left, so no data file is written
+        return
     if external_data:
         location = os.path.splitext(os.path.basename(out))[0] + ".weights"
         weights = os.path.join(out_dir, location)
@@ -247,6 +270,9 @@ def main(argv=None):
     ap.add_argument("--out", required=True)
     ap.add_argument("--external-data", action="store_true",
                     help="weights to <stem>.weights next to the model (needed above 2 GB)")
+    ap.add_argument("--shapes-only", action="store_true",
+                    help="write the graph only: every initializer points at external data in a "
+                         "file that is not written (for `hetc profile`, which needs only shapes)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--gelu", choices=["erf", "tanh"], help="gpt2 only: GELU form (default erf)")
     ap.add_argument("--dynamic-seq", action="store_true",
@@ -262,14 +288,16 @@ def main(argv=None):
     if not 1 <= args.seq <= max_pos:
         raise SystemExit(f"--seq must be in [1, {max_pos}] for {args.family}-{args.config}")
     external = args.external_data
-    if not external and param_bytes(model) >= PROTO_LIMIT_BYTES:
+    if args.shapes_only and args.external_data:
+        raise SystemExit("--shapes-only and --external-data exclude each other")
+    if not external and not args.shapes_only and param_bytes(model) >= PROTO_LIMIT_BYTES:
         print(f"note: {param_bytes(model) / 1e9:.1f} GB of weights; saving with --external-data", file=sys.stderr)
         external = True
     with tempfile.TemporaryDirectory() as work:
         proto = torch_export(model, args.seq, args.opset, work, args.dynamic_seq)
     if not args.raw:
         finalize(proto, model, args)
-    save(proto, args.out, external)
+    save(proto, args.out, external, args.shapes_only)
     print(summary(proto, args.out))
 
 

@@ -132,6 +132,59 @@ def HetgOptimizer : Pass<"hetg-optimizer", "mlir::ModuleOp"> {
                            "::mlir::ml_program::MLProgramDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Profiling
+//===----------------------------------------------------------------------===//
+
+def HetgSegment : Pass<"hetg-segment", "mlir::ModuleOp"> {
+  let summary = "Cut the forward graph into a chain of segments and profile them";
+  let description = [{
+    Runs on the static, fused forward graph with the loss attached (after
+    `hetg-simplify` and `hetg-attach-loss`). An *activation* is a value
+    computed from both the inputs and the parameters; values computed from
+    the parameters alone (a transposed weight) or the inputs alone (a mask
+    from the token ids) are not, since any stage can recompute them. A
+    **cut** is an activation that, right after the op producing it, is the
+    only live activation while more activation ops follow: all data from the
+    inputs to the loss flows through it (the residual stream after each
+    residual add of a transformer). The cuts split the function into a
+    chain of segments:
+
+    - every op gets `hetg.segment = N`: activation ops the segment open at
+      their position, other ops the segment of their first user;
+    - the op producing a cut value gets `hetg.cut = <result number>`;
+    - the function gets `hetg.batch` (dimension 0 of `input_ids`) and
+      `hetg.segments`, one dictionary per segment:
+      - `ops`: hetg ops in the segment;
+      - `parameters`, `parameter_bytes`: elements and bytes of the float
+        globals first read in the segment (a tied weight counts once, in
+        the first segment that reads it);
+      - `forward_flops`: `CostOpInterface::flops` summed over the segment,
+        for the whole batch;
+      - `backward_flops`: the same over the gradient ops `hetg-autodiff`
+        builds for the segment's ops (it runs on a clone of the function;
+        each gradient op is charged to the forward op it differentiates),
+        for the whole batch;
+      - `saved_activation_bytes_per_sample`: per-sample forward values the
+        segment's gradient ops read (its own activations and its incoming
+        boundary; a reshape shares its input's storage), divided by the
+        batch;
+      - `boundary_bytes_per_sample`: the size of the cut value leaving the
+        segment divided by the batch (0 for the last);
+      - `recompute`: whether the segment's activations are to be recomputed
+        in the backward pass instead of saved (the `recompute` option).
+        Only recorded: no pass recomputes yet, and the saved-activation
+        numbers do not depend on it.
+  }];
+  let options = [
+    ListOption<"recompute", "recompute", "int64_t",
+               "Segments marked for activation recomputation (recorded for "
+               "later passes; nothing recomputes yet)">
+  ];
+  let dependentDialects = ["::hetc::hetg::HetGraphDialect",
+                           "::mlir::ml_program::MLProgramDialect"];
+}
+
 def HetxLowerToProgram : Pass<"hetx-lower-to-program", "mlir::ModuleOp"> {
   let summary = "Lower a single-rank hetg train step to one hetx.program";
   let description = [{

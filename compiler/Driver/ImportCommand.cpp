@@ -66,6 +66,12 @@ cl::opt<bool> elideWeights(
     cl::desc("Print weight blobs as placeholders instead of hex (the output "
              "no longer carries the weights)"));
 
+cl::opt<bool> noWeights(
+    "no-weights", cl::sub(importSubcommand), cl::cat(importCategory),
+    cl::desc("Do not read the weights: each weight global is a zero splat of "
+             "its type and external data files are not opened (for models "
+             "whose weight files are absent, e.g. export.py --shapes-only)"));
+
 int runImport() {
   bool specialize =
       batchSize.getNumOccurrences() || seqLength.getNumOccurrences();
@@ -82,7 +88,10 @@ int runImport() {
   MLIRContext context(registry);
   UserDiagnosticHandler diagnostics(&context);
 
-  FailureOr<OwningOpRef<ModuleOp>> module = importONNXFile(context, modelPath);
+  ONNXImportOptions options;
+  options.loadWeights = !noWeights;
+  FailureOr<OwningOpRef<ModuleOp>> module =
+      importONNXFile(context, modelPath, options);
   if (failed(module))
     return kExitFailure;
 

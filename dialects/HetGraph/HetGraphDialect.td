@@ -12,6 +12,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "HetGraphInterfaces.td"
 
 def HetGraph_Dialect : Dialect {
   let name = "hetg";
@@ -48,8 +49,9 @@ def HetG_ScalarTensor : 0DTensorOf<[HetG_Float, I32, I64]>;
 // Op base classes
 //===----------------------------------------------------------------------===//
 
+// Every op reports its cost (FLOPs, bytes moved) through CostOpInterface.
 class HetG_Op<string mnemonic, list<Trait> traits = []>
-    : Op<HetGraph_Dialect, mnemonic, traits>;
+    : Op<HetGraph_Dialect, mnemonic, !listconcat(traits, [HetG_Cost])>;
 
 // An op whose result types follow from its operands and attributes. Declared
 // result types may be less static than the inferred ones (e.g. before

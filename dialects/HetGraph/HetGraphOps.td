@@ -33,6 +33,8 @@ def HetG_ConstantOp : HetG_InferredOp<"constant", [ConstantLike]> {
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "attr-dict $value";
   let hasFolder = 1;
+  // Moves less than its operands and results (see CostOpInterface).
+  let extraClassDeclaration = "int64_t bytesMoved();";
 }
 
 //===----------------------------------------------------------------------===//
@@ -257,6 +259,8 @@ def HetG_ReshapeOp : HetG_Op<"reshape", [Pure, HetG_Differentiable]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
+  // Moves less than its operands and results (see CostOpInterface).
+  let extraClassDeclaration = "int64_t bytesMoved();";
 }
 
 def HetG_DynamicReshapeOp : HetG_InferredOp<"dynamic_reshape"> {
@@ -329,6 +333,8 @@ def HetG_SliceOp : HetG_InferredOp<"slice", [HetG_Differentiable]> {
   let results = (outs HetG_NumericTensor:$result);
   let assemblyFormat = "$input prop-dict attr-dict `:` type($input)";
   let hasFolder = 1;
+  // Moves less than its operands and results (see CostOpInterface).
+  let extraClassDeclaration = "int64_t bytesMoved();";
 }
 
 def HetG_DynamicSliceOp : HetG_InferredOp<"dynamic_slice"> {
@@ -383,6 +389,8 @@ def HetG_GatherOp : HetG_InferredOp<"gather", [HetG_Differentiable]> {
     $data `[` $indices `]` prop-dict attr-dict `:` type($data) `,` type($indices)
   }];
   let hasFolder = 1;
+  // Moves less than its operands and results (see CostOpInterface).
+  let extraClassDeclaration = "int64_t bytesMoved();";
 }
 
 //===----------------------------------------------------------------------===//
@@ -560,6 +568,8 @@ def HetG_ShapeOp : HetG_InferredOp<"shape"> {
   let results = (outs HetG_ShapeTensor:$result);
   let assemblyFormat = "$input prop-dict attr-dict `:` type($input)";
   let hasFolder = 1;
+  // Moves less than its operands and results (see CostOpInterface).
+  let extraClassDeclaration = "int64_t bytesMoved();";
 }
 
 def HetG_RangeOp : HetG_InferredOp<"range"> {

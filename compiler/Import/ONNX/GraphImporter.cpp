@@ -54,7 +54,7 @@ public:
   GraphImporter(MLIRContext &context, const onnx::ModelProto &model,
                 const ONNXImportOptions &options)
       : context(context), model(model), graph(model.graph()), builder(&context),
-        tensors(options.modelPath),
+        tensors(options.modelPath), loadWeights(options.loadWeights),
         fileLoc(FileLineColLoc::get(
             &context, options.modelPath.empty() ? "<onnx>" : options.modelPath,
             0, 0)) {}
@@ -81,6 +81,7 @@ private:
   const onnx::GraphProto &graph;
   OpBuilder builder;
   TensorReader tensors;
+  bool loadWeights;
   Location fileLoc;
   int64_t opset = 0;
 
@@ -134,8 +135,19 @@ LogicalResult GraphImporter::declareInitializers() {
                               << "' has the name of the entry function; "
                               << "rename it";
     Location loc = nameLoc(name);
-    FailureOr<TensorData> data =
-        tensors.read(tensor, loc, "initializer '" + name + "'");
+    std::string what = "initializer '" + name + "'";
+    if (!loadWeights) {
+      FailureOr<RankedTensorType> type = tensorType(tensor, loc, what);
+      if (failed(type))
+        return failure();
+      auto zero = DenseElementsAttr::get(
+          *type, builder.getFloatAttr(type->getElementType(), 0.0));
+      globals[name] = ml_program::GlobalOp::create(
+          builder, loc, name, *type, /*is_mutable=*/false, zero,
+          builder.getStringAttr("private"));
+      continue;
+    }
+    FailureOr<TensorData> data = tensors.read(tensor, loc, what);
     if (failed(data))
       return failure();
     AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
@@ -371,11 +383,11 @@ importONNXModel(MLIRContext &context, const onnx::ModelProto &model,
 }
 
 FailureOr<OwningOpRef<ModuleOp>> importONNXFile(MLIRContext &context,
-                                                llvm::StringRef path) {
+                                                llvm::StringRef path,
+                                                ONNXImportOptions options) {
   onnx::ModelProto model;
   if (failed(loadONNXModel(context, path, model)))
     return failure();
-  ONNXImportOptions options;
   options.modelPath = path.str();
   return importONNXModel(context, model, options);
 }

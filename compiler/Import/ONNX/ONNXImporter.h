@@ -36,6 +36,12 @@ struct ONNXImportOptions {
   /// its folder, and every location names it. May be empty for a model held
   /// only in memory (which then cannot use external data).
   std::string modelPath;
+  /// When false, weights are not read: each weight global holds a zero
+  /// splat of its type instead of a `dense_resource` blob, and external
+  /// data files are never opened. The graph and every shape are the same,
+  /// so this is enough for anything that needs only shapes (profiles) and
+  /// works on models whose weight files are absent.
+  bool loadWeights = true;
 };
 
 /// Imports `model` into a new module and verifies it. On failure the
@@ -45,9 +51,11 @@ importONNXModel(mlir::MLIRContext &context, const onnx::ModelProto &model,
                 const ONNXImportOptions &options);
 
 /// Reads `path` (binary protobuf, or ONNX textual syntax when the name ends
-/// in `.onnxtxt`) and imports it.
+/// in `.onnxtxt`) and imports it with `options`, whose `modelPath` becomes
+/// `path`.
 llvm::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
-importONNXFile(mlir::MLIRContext &context, llvm::StringRef path);
+importONNXFile(mlir::MLIRContext &context, llvm::StringRef path,
+               ONNXImportOptions options = {});
 
 /// Reads `path` as `importONNXFile` does, without importing it.
 llvm::LogicalResult loadONNXModel(mlir::MLIRContext &context,

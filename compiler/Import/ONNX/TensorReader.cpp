@@ -236,8 +236,8 @@ TensorReader::TensorReader(llvm::StringRef modelPath)
 
 TensorReader::~TensorReader() = default;
 
-FailureOr<TensorData> TensorReader::read(const TensorProto &tensor,
-                                         Location loc, llvm::StringRef what) {
+FailureOr<RankedTensorType> tensorType(const TensorProto &tensor, Location loc,
+                                       llvm::StringRef what) {
   Type element = convertElementType(*loc.getContext(), tensor.data_type());
   if (!element)
     return emitError(loc) << what << " has element type "
@@ -254,9 +254,20 @@ FailureOr<TensorData> TensorReader::read(const TensorProto &tensor,
                              dims, [](int64_t d) { return std::to_string(d); }),
                          ", ")
            << "]";
+  return RankedTensorType::get(dims, element);
+}
+
+FailureOr<TensorData> TensorReader::read(const TensorProto &tensor,
+                                         Location loc, llvm::StringRef what) {
+  FailureOr<RankedTensorType> type = tensorType(tensor, loc, what);
+  if (failed(type))
+    return failure();
   TensorData data;
-  data.type = RankedTensorType::get(dims, element);
-  int64_t expectedBytes = *count * width;
+  data.type = *type;
+  int64_t width = storageByteWidth(type->getElementType());
+  int64_t count = type->getNumElements();
+  Type element = type->getElementType();
+  int64_t expectedBytes = count * width;
 
   if (tensor.data_location() == TensorProto::EXTERNAL) {
     FailureOr<llvm::ArrayRef<char>> bytes =
@@ -273,9 +284,9 @@ FailureOr<TensorData> TensorReader::read(const TensorProto &tensor,
     data.bytes.assign(raw.begin(), raw.end());
   } else {
     int64_t values = typedFieldSize(tensor);
-    if (values != *count)
+    if (values != count)
       return emitError(loc) << what << " holds " << values << " values, but "
-                            << data.type << " needs " << *count;
+                            << data.type << " needs " << count;
     readTypedFields(tensor, data.bytes);
     return data;
   }

@@ -60,6 +60,12 @@ struct TensorData {
 /// Bytes per element as TensorData stores them.
 int64_t storageByteWidth(mlir::Type elementType);
 
+/// The type of `tensor` from its data type and dims, without reading its
+/// contents; `what` names it in messages.
+mlir::FailureOr<mlir::RankedTensorType>
+tensorType(const onnx::TensorProto &tensor, mlir::Location loc,
+           llvm::StringRef what);
+
 /// Reads TensorProtos of one model. External data is resolved relative to
 /// the model's folder; data files stay mapped while the reader lives, since
 /// a model's tensors usually share one.

@@ -1,0 +1,250 @@
+//===- ProfileCommand.cpp - hetc profile ----------------------------------===//
+//
+// The cost profile the planner starts from: import the model without its
+// weights (a profile needs only shapes), simplify at the given batch and
+// sequence length, attach the loss, and cut the graph into segments
+// (hetg-segment); then print the segments' profiles as a table or JSON.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Driver/Commands.h"
+#include "compiler/Driver/Diagnostics.h"
+#include "compiler/Driver/Driver.h"
+#include "compiler/Import/ONNX/ONNXImporter.h"
+#include "dialects/HetGraph/HetGraph.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace hetc::driver {
+
+namespace {
+
+cl::SubCommand profileSubcommand(
+    "profile",
+    "Cut a model into segments between its cut points and print each "
+    "segment's parameters, FLOPs and activation sizes");
+
+cl::OptionCategory profileCategory("hetc profile options");
+
+cl::opt<std::string>
+    modelPath(cl::Positional, cl::Required, cl::sub(profileSubcommand),
+              cl::cat(profileCategory),
+              cl::desc("<MODEL.onnx | MODEL.onnxtxt | FORWARD.mlir>"));
+
+cl::opt<int64_t> seqLength("seq", cl::sub(profileSubcommand),
+                           cl::cat(profileCategory), cl::Required,
+                           cl::value_desc("T"), cl::desc("Tokens per sample"));
+
+cl::opt<int64_t>
+    batchSize("batch", cl::sub(profileSubcommand), cl::cat(profileCategory),
+              cl::value_desc("B"), cl::init(1),
+              cl::desc("Samples per step (default 1): FLOPs are for the "
+                       "whole batch, activation and boundary sizes per "
+                       "sample"));
+
+cl::opt<bool> jsonOutput(
+    "json", cl::sub(profileSubcommand), cl::cat(profileCategory),
+    cl::desc("Print the profile as one JSON object (for the planner)"));
+
+cl::list<int64_t> recomputeSegments(
+    "recompute", cl::sub(profileSubcommand), cl::cat(profileCategory),
+    cl::CommaSeparated, cl::value_desc("S,..."),
+    cl::desc("Mark these segments for activation recomputation (recorded in "
+             "the profile; nothing recomputes yet)"));
+
+constexpr llvm::StringLiteral kPrefix = "hetc profile: ";
+
+struct Segment {
+  int64_t index, ops, parameters, parameterBytes, forwardFlops, backwardFlops,
+      savedBytes, boundaryBytes;
+  bool recompute;
+};
+
+FailureOr<OwningOpRef<ModuleOp>> loadModel(MLIRContext &context) {
+  if (StringRef(modelPath).ends_with(".mlir")) {
+    llvm::SourceMgr sources;
+    OwningOpRef<ModuleOp> module =
+        parseSourceFile<ModuleOp>(modelPath, sources, &context);
+    if (!module)
+      return failure();
+    return module;
+  }
+  // Weights are never read: globals are zero splats of the right types, so
+  // a model whose weight files are absent (export.py --shapes-only) works.
+  ONNXImportOptions options;
+  options.loadWeights = false;
+  return importONNXFile(context, modelPath, options);
+}
+
+LogicalResult profileModule(ModuleOp module) {
+  PassManager pm(module.getContext());
+  SimplifyPipelineOptions simplify;
+  simplify.batch = batchSize;
+  simplify.seq = seqLength;
+  buildSimplifyPipeline(pm, simplify);
+  pm.addPass(createHetgAttachLoss());
+  HetgSegmentOptions segment;
+  segment.recompute = llvm::to_vector(recomputeSegments);
+  pm.addPass(createHetgSegment(segment));
+  return pm.run(module);
+}
+
+FailureOr<SmallVector<Segment>> readSegments(ModuleOp module) {
+  auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
+  llvm::erase_if(funcs, [](func::FuncOp f) { return f.isExternal(); });
+  if (funcs.size() != 1) {
+    llvm::errs() << kPrefix << "expected one function to profile, found "
+                 << funcs.size() << "\n";
+    return failure();
+  }
+  auto entries = funcs.front()->getAttrOfType<ArrayAttr>("hetg.segments");
+  if (!entries)
+    return failure();
+  SmallVector<Segment> segments;
+  for (auto dict : entries.getAsRange<DictionaryAttr>()) {
+    auto get = [&](StringRef name) {
+      return dict.getAs<IntegerAttr>(name).getInt();
+    };
+    segments.push_back({get("index"), get("ops"), get("parameters"),
+                        get("parameter_bytes"), get("forward_flops"),
+                        get("backward_flops"),
+                        get("saved_activation_bytes_per_sample"),
+                        get("boundary_bytes_per_sample"),
+                        dict.getAs<BoolAttr>("recompute").getValue()});
+  }
+  return segments;
+}
+
+struct Totals {
+  int64_t parameters = 0, parameterBytes = 0, forwardFlops = 0,
+          backwardFlops = 0, savedBytes = 0;
+  double flopsPerSequence() const {
+    return double(forwardFlops + backwardFlops) / double(batchSize);
+  }
+  double flopsPerToken() const {
+    return flopsPerSequence() / double(seqLength);
+  }
+};
+
+Totals sum(ArrayRef<Segment> segments) {
+  Totals totals;
+  for (const Segment &s : segments) {
+    totals.parameters += s.parameters;
+    totals.parameterBytes += s.parameterBytes;
+    totals.forwardFlops += s.forwardFlops;
+    totals.backwardFlops += s.backwardFlops;
+    totals.savedBytes += s.savedBytes;
+  }
+  return totals;
+}
+
+void printJson(ArrayRef<Segment> segments, const Totals &totals) {
+  llvm::json::Array array;
+  for (const Segment &s : segments)
+    array.push_back(
+        llvm::json::Object{{"index", s.index},
+                           {"ops", s.ops},
+                           {"parameters", s.parameters},
+                           {"parameter_bytes", s.parameterBytes},
+                           {"forward_flops", s.forwardFlops},
+                           {"backward_flops", s.backwardFlops},
+                           {"saved_activation_bytes_per_sample", s.savedBytes},
+                           {"boundary_bytes_per_sample", s.boundaryBytes},
+                           {"recompute", s.recompute}});
+  llvm::json::Object root{
+      {"model", modelPath},
+      {"batch", int64_t(batchSize)},
+      {"seq", int64_t(seqLength)},
+      {"segments", std::move(array)},
+      {"totals",
+       llvm::json::Object{
+           {"parameters", totals.parameters},
+           {"parameter_bytes", totals.parameterBytes},
+           {"forward_flops", totals.forwardFlops},
+           {"backward_flops", totals.backwardFlops},
+           {"flops_per_sequence", totals.flopsPerSequence()},
+           {"flops_per_token", totals.flopsPerToken()},
+           {"saved_activation_bytes_per_sample", totals.savedBytes}}}};
+  llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
+               << "\n";
+}
+
+void printTable(ArrayRef<Segment> segments, const Totals &totals) {
+  llvm::raw_ostream &os = llvm::outs();
+  os << modelPath << ": batch " << batchSize << ", seq " << seqLength << ", "
+     << segments.size() << " segments (FLOPs for the batch; activations per "
+     << "sample)\n\n";
+  os << llvm::format("%7s %5s %12s %10s %11s %11s %14s %15s %9s\n", "segment",
+                     "ops", "params", "param MB", "fwd GFLOP", "bwd GFLOP",
+                     "saved MB/smp", "boundary KB/smp", "recompute");
+  for (const Segment &s : segments)
+    os << llvm::format(
+        "%7lld %5lld %12lld %10.3f %11.4g %11.4g %14.3f "
+        "%15.3f %9s\n",
+        (long long)s.index, (long long)s.ops, (long long)s.parameters,
+        s.parameterBytes / 1e6, s.forwardFlops / 1e9, s.backwardFlops / 1e9,
+        s.savedBytes / 1e6, s.boundaryBytes / 1e3, s.recompute ? "yes" : "no");
+  os << llvm::format("%7s %5s %12lld %10.3f %11.4g %11.4g %14.3f\n\n", "total",
+                     "", (long long)totals.parameters,
+                     totals.parameterBytes / 1e6, totals.forwardFlops / 1e9,
+                     totals.backwardFlops / 1e9, totals.savedBytes / 1e6);
+  os << llvm::format("parameters:         %lld (%.3f MB)\n",
+                     (long long)totals.parameters, totals.parameterBytes / 1e6);
+  os << llvm::format("FLOPs per sequence: %.6g (forward %.6g, backward %.6g)\n",
+                     totals.flopsPerSequence(),
+                     double(totals.forwardFlops) / double(batchSize),
+                     double(totals.backwardFlops) / double(batchSize));
+  os << llvm::format("FLOPs per token:    %.6g\n", totals.flopsPerToken());
+}
+
+int runProfile() {
+  if (batchSize <= 0 || seqLength <= 0) {
+    llvm::errs() << kPrefix
+                 << "--batch and --seq must be positive (got --batch="
+                 << batchSize << " --seq=" << seqLength << ")\n";
+    return kExitUsage;
+  }
+  DialectRegistry registry;
+  registry.insert<hetg::HetGraphDialect, func::FuncDialect,
+                  ml_program::MLProgramDialect, tensor::TensorDialect>();
+  MLIRContext context(registry);
+  // Diagnostics name the ONNX node; a dump of the whole function helps no
+  // one.
+  context.printOpOnDiagnostic(false);
+  UserDiagnosticHandler diagnostics(&context);
+
+  FailureOr<OwningOpRef<ModuleOp>> module = loadModel(context);
+  if (failed(module) || failed(profileModule(**module)))
+    return kExitFailure;
+  FailureOr<SmallVector<Segment>> segments = readSegments(**module);
+  if (failed(segments))
+    return kExitFailure;
+  Totals totals = sum(*segments);
+  if (jsonOutput)
+    printJson(*segments, totals);
+  else
+    printTable(*segments, totals);
+  return kExitSuccess;
+}
+
+} // namespace
+
+Command profileCommand() {
+  return {profileSubcommand, profileCategory, runProfile};
+}
+
+} // namespace hetc::driver

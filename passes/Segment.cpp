@@ -1,0 +1,418 @@
+//===- Segment.cpp - cut the forward graph into a chain of segments -------===//
+//
+// A pipeline stage boundary can only sit where one value carries all the
+// data from the inputs to the loss: there a stage sends one tensor forward
+// and receives its gradient back. In a transformer that value is the
+// residual stream after each residual add. This pass finds those cut points
+// in program order, numbers the segments between them, and profiles each
+// segment for the planner: parameters, forward and backward FLOPs, the
+// activations its backward reads, and the size of its outgoing boundary.
+//
+// Backward numbers come from the real gradient graph: the function is
+// cloned into a nested module, each forward op's location is tagged with
+// its segment, `hetg-autodiff` runs on the clone, and every gradient op
+// (built at the location of the forward op it differentiates) is charged to
+// that segment. The clone is erased again.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace hetc {
+#define GEN_PASS_DEF_HETGSEGMENT
+#include "passes/Passes.h.inc"
+} // namespace hetc
+
+using namespace mlir;
+using namespace hetc;
+using namespace hetc::hetg;
+
+namespace {
+
+constexpr StringLiteral kSegmentAttr = "hetg.segment";
+constexpr StringLiteral kCutAttr = "hetg.cut";
+constexpr StringLiteral kSegmentsAttr = "hetg.segments";
+constexpr StringLiteral kBatchAttr = "hetg.batch";
+constexpr StringLiteral kNameAttr = "hetg.name";
+
+bool isStaticTensor(Type type) {
+  auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         tensor.getElementType().isIntOrFloat();
+}
+
+bool isParameterLoad(Operation *op) {
+  return llvm::isa<ml_program::GlobalLoadConstOp, ml_program::GlobalLoadOp>(op);
+}
+
+struct SegmentProfile {
+  int64_t ops = 0;
+  int64_t parameters = 0;
+  int64_t parameterBytes = 0;
+  int64_t forwardFlops = 0;
+  int64_t backwardFlops = 0;
+  int64_t savedActivationBytes = 0;
+  int64_t boundaryBytes = 0;
+  bool recompute = false;
+};
+
+/// Values that depend on a function argument (per-sample data) and values
+/// that depend on a parameter load.
+struct Dependence {
+  DenseSet<Value> onInput, onParameter;
+
+  explicit Dependence(Block &block) {
+    onInput.insert(block.getArguments().begin(), block.getArguments().end());
+    for (Operation &op : block) {
+      bool input = false, parameter = isParameterLoad(&op);
+      for (Value operand : op.getOperands()) {
+        input |= onInput.contains(operand);
+        parameter |= onParameter.contains(operand);
+      }
+      for (Value result : op.getResults()) {
+        if (input)
+          onInput.insert(result);
+        if (parameter)
+          onParameter.insert(result);
+      }
+    }
+  }
+
+  /// Activations: computed from both the inputs and the parameters. Values
+  /// from parameters alone (a transposed weight) or inputs alone (a mask
+  /// built from the token ids) can be recomputed by any stage, since every
+  /// stage has its parameters and the batch's tokens.
+  bool isActivation(Value v) const {
+    return onInput.contains(v) && onParameter.contains(v);
+  }
+};
+
+/// The cut points and segment numbers of one function.
+struct Segmentation {
+  /// Segment of every op but the terminator.
+  DenseMap<Operation *, int64_t> segmentOf;
+  /// The value leaving each segment but the last.
+  SmallVector<Value> cuts;
+  int64_t numSegments = 1;
+};
+
+/// A reshape of the last cut is the same boundary in another shape, not a
+/// new one: it joins the next segment instead of making a segment alone.
+bool isViewOfLastCut(Value value, ArrayRef<Value> cuts) {
+  auto reshape = value.getDefiningOp<ReshapeOp>();
+  return reshape && !cuts.empty() && reshape.getInput() == cuts.back();
+}
+
+Segmentation segment(Block &block, const Dependence &dependence) {
+  Segmentation result;
+  SmallVector<Operation *> ops;
+  for (Operation &op : block.without_terminator())
+    ops.push_back(&op);
+  DenseMap<Operation *, size_t> position;
+  for (auto [i, op] : llvm::enumerate(ops))
+    position[op] = i;
+  auto isActivationOp = [&](Operation *op) {
+    return llvm::any_of(op->getResults(),
+                        [&](Value v) { return dependence.isActivation(v); });
+  };
+  size_t lastActivationOp = 0;
+  for (auto [i, op] : llvm::enumerate(ops))
+    if (isActivationOp(op))
+      lastActivationOp = i;
+
+  // Last position reading each activation; the terminator reads past the
+  // end.
+  DenseMap<Value, size_t> lastUse;
+  for (auto [i, op] : llvm::enumerate(ops))
+    for (Value operand : op->getOperands())
+      if (dependence.isActivation(operand))
+        lastUse[operand] = i;
+  for (Value operand : block.getTerminator()->getOperands())
+    lastUse[operand] = ops.size();
+
+  // Walk the activation ops in order, keeping the set of live activations;
+  // where exactly one is live and more activation ops follow, it is a cut.
+  llvm::SetVector<Value> live;
+  int64_t current = 0;
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    if (!isActivationOp(op))
+      continue;
+    result.segmentOf[op] = current;
+    for (Value value : op->getResults())
+      if (dependence.isActivation(value) && lastUse.count(value))
+        live.insert(value);
+    for (Value operand : op->getOperands())
+      if (auto it = lastUse.find(operand);
+          it != lastUse.end() && it->second == i)
+        live.remove(operand);
+    if (i < lastActivationOp && live.size() == 1 &&
+        (result.cuts.empty() || result.cuts.back() != live.front()) &&
+        !isViewOfLastCut(live.front(), result.cuts)) {
+      result.cuts.push_back(live.front());
+      ++current;
+    }
+  }
+  result.numSegments = current + 1;
+
+  // Everything else joins the segment of its first user; with no user but
+  // the terminator, the last segment; with none at all, the segment open
+  // at its position.
+  SmallVector<int64_t> openAt(ops.size());
+  int64_t open = 0;
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    if (auto it = result.segmentOf.find(op); it != result.segmentOf.end())
+      open = it->second;
+    openAt[i] = open;
+  }
+  for (Operation *op : llvm::reverse(ops)) {
+    if (result.segmentOf.count(op))
+      continue;
+    std::optional<int64_t> first;
+    bool usedByTerminator = false;
+    for (Operation *user : op->getUsers()) {
+      if (user == block.getTerminator()) {
+        usedByTerminator = true;
+        continue;
+      }
+      int64_t s = result.segmentOf.lookup(user);
+      first = first ? std::min(*first, s) : s;
+    }
+    result.segmentOf[op] = first              ? *first
+                           : usedByTerminator ? current
+                                              : openAt[position[op]];
+  }
+  return result;
+}
+
+/// The batch the profile's per-sample numbers divide by: dimension 0 of
+/// `input_ids`, else of the first argument.
+int64_t batchOf(func::FuncOp func) {
+  std::optional<unsigned> index;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (auto name = func.getArgAttrOfType<StringAttr>(i, kNameAttr))
+      if (name.getValue() == "input_ids")
+        index = i;
+  if (!index && func.getNumArguments() > 0)
+    index = 0;
+  if (!index)
+    return 1;
+  auto type = llvm::cast<RankedTensorType>(func.getArgument(*index).getType());
+  return type.getRank() > 0 && type.getDimSize(0) > 0 ? type.getDimSize(0) : 1;
+}
+
+/// The segment a location was tagged with, if any.
+std::optional<int64_t> taggedSegment(Location loc) {
+  auto fused = llvm::dyn_cast<FusedLocWith<DictionaryAttr>>(loc);
+  if (!fused)
+    return std::nullopt;
+  if (auto segment = fused.getMetadata().getAs<IntegerAttr>(kSegmentAttr))
+    return segment.getInt();
+  return std::nullopt;
+}
+
+struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
+  using HetgSegmentBase::HetgSegmentBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> funcs;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal())
+        funcs.push_back(func);
+    for (func::FuncOp func : funcs)
+      if (failed(profile(func, module)))
+        return signalPassFailure();
+  }
+
+  LogicalResult checkFunction(func::FuncOp func) {
+    if (!func.getBody().hasOneBlock())
+      return func.emitError("hetg-segment needs a function with one block");
+    Block &block = func.getBody().front();
+    Operation *terminator = block.getTerminator();
+    auto loss = terminator->getNumOperands() == 1
+                    ? llvm::dyn_cast<RankedTensorType>(
+                          terminator->getOperand(0).getType())
+                    : RankedTensorType();
+    if (!loss || loss.getRank() != 0 ||
+        !llvm::isa<FloatType>(loss.getElementType()))
+      return func.emitError("hetg-segment needs @")
+             << func.getName() << " to return one 0-D float loss; run "
+             << "hetg-attach-loss first";
+    for (BlockArgument arg : block.getArguments())
+      if (!isStaticTensor(arg.getType()))
+        return func.emitError("hetg-segment needs static shapes, but "
+                              "argument ")
+               << arg.getArgNumber() << " has type " << arg.getType()
+               << "; run hetg-simplify first";
+    for (Operation &op : block.without_terminator()) {
+      if (!llvm::all_of(op.getResultTypes(), isStaticTensor))
+        return op.emitError("hetg-segment needs static shapes; run "
+                            "hetg-simplify first");
+      if (!isParameterLoad(&op) && !llvm::isa<CostOpInterface>(op))
+        return op.emitError("'")
+               << op.getName() << "' has no cost model (hetg ops and "
+               << "ml_program global loads only)";
+    }
+    return success();
+  }
+
+  LogicalResult profile(func::FuncOp func, ModuleOp module) {
+    if (failed(checkFunction(func)))
+      return failure();
+    Block &block = func.getBody().front();
+    Dependence dependence(block);
+    Segmentation segmentation = segment(block, dependence);
+    int64_t numSegments = segmentation.numSegments;
+    for (int64_t index : recompute)
+      if (index < 0 || index >= numSegments)
+        return func.emitError("recompute names segment ")
+               << index << ", but @" << func.getName() << " has " << numSegments
+               << " segments (0 to " << numSegments - 1 << ")";
+
+    MLIRContext *context = func.getContext();
+    Builder builder(context);
+    for (Operation &op : block.without_terminator()) {
+      op.setAttr(kSegmentAttr,
+                 builder.getI64IntegerAttr(segmentation.segmentOf.lookup(&op)));
+      op.removeAttr(kCutAttr);
+    }
+    for (Value cut : segmentation.cuts)
+      cut.getDefiningOp()->setAttr(
+          kCutAttr, builder.getI64IntegerAttr(
+                        llvm::cast<OpResult>(cut).getResultNumber()));
+
+    int64_t batch = batchOf(func);
+    SmallVector<SegmentProfile> profiles(numSegments);
+    SymbolTable symbols(module);
+    DenseMap<Operation *, int64_t> firstSegmentOfGlobal;
+    for (Operation &op : block.without_terminator()) {
+      int64_t s = segmentation.segmentOf.lookup(&op);
+      SegmentProfile &profile = profiles[s];
+      if (isParameterLoad(&op)) {
+        auto symbol =
+            llvm::isa<ml_program::GlobalLoadConstOp>(op)
+                ? llvm::cast<ml_program::GlobalLoadConstOp>(op).getGlobal()
+                : llvm::cast<ml_program::GlobalLoadOp>(op).getGlobal();
+        Operation *global = symbols.lookup(symbol.getRootReference());
+        auto [it, inserted] = firstSegmentOfGlobal.try_emplace(global, s);
+        if (!inserted)
+          it->second = std::min(it->second, s);
+        continue;
+      }
+      ++profile.ops;
+      std::optional<OpCost> cost = getOpCost(&op);
+      if (!cost)
+        return op.emitError("hetg-segment cannot cost this op: its operand "
+                            "types are not static");
+      profile.forwardFlops += cost->flops;
+    }
+    // A global read in several segments (a tied weight) counts once, in
+    // the first.
+    for (auto global : module.getOps<ml_program::GlobalOp>()) {
+      auto it = firstSegmentOfGlobal.find(global);
+      auto type = llvm::dyn_cast<RankedTensorType>(global.getType());
+      if (it == firstSegmentOfGlobal.end() || !type ||
+          !llvm::isa<FloatType>(type.getElementType()))
+        continue;
+      profiles[it->second].parameters += type.getNumElements();
+      profiles[it->second].parameterBytes += storageBytes(type);
+    }
+    for (auto [s, cut] : llvm::enumerate(segmentation.cuts))
+      profiles[s].boundaryBytes = storageBytes(cut.getType()) / batch;
+    for (int64_t index : recompute)
+      profiles[index].recompute = true;
+
+    if (failed(profileBackward(func, module, dependence, batch, profiles)))
+      return failure();
+
+    SmallVector<Attribute> entries;
+    for (auto [s, profile] : llvm::enumerate(profiles)) {
+      auto entry = [&](StringRef name, int64_t value) {
+        return builder.getNamedAttr(name, builder.getI64IntegerAttr(value));
+      };
+      entries.push_back(builder.getDictionaryAttr(
+          {entry("index", s), entry("ops", profile.ops),
+           entry("parameters", profile.parameters),
+           entry("parameter_bytes", profile.parameterBytes),
+           entry("forward_flops", profile.forwardFlops),
+           entry("backward_flops", profile.backwardFlops),
+           entry("saved_activation_bytes_per_sample",
+                 profile.savedActivationBytes),
+           entry("boundary_bytes_per_sample", profile.boundaryBytes),
+           builder.getNamedAttr("recompute",
+                                builder.getBoolAttr(profile.recompute))}));
+    }
+    func->setAttr(kSegmentsAttr, builder.getArrayAttr(entries));
+    func->setAttr(kBatchAttr, builder.getI64IntegerAttr(batch));
+    return success();
+  }
+
+  /// Differentiates a clone of `func` and charges each gradient op, and
+  /// the per-sample forward values it reads, to the segment of the forward
+  /// op it was built for.
+  LogicalResult profileBackward(func::FuncOp func, ModuleOp module,
+                                const Dependence &dependence, int64_t batch,
+                                MutableArrayRef<SegmentProfile> profiles) {
+    MLIRContext *context = func.getContext();
+    OpBuilder builder(context);
+    builder.setInsertionPointToEnd(module.getBody());
+    auto scratch = ModuleOp::create(builder, func.getLoc());
+    auto eraseScratch = llvm::make_scope_exit([&] { scratch.erase(); });
+    builder.setInsertionPointToEnd(scratch.getBody());
+    for (auto global : module.getOps<ml_program::GlobalOp>())
+      builder.clone(*global);
+    IRMapping mapping;
+    auto clone = llvm::cast<func::FuncOp>(builder.clone(*func, mapping));
+    clone->removeAttr(kSegmentsAttr);
+
+    // Forward values of the clone, back to the originals.
+    DenseMap<Value, Value> original;
+    for (auto [from, to] : mapping.getValueMap())
+      original[to] = from;
+    for (Operation &op : clone.getBody().front().without_terminator()) {
+      auto segment = op.getAttrOfType<IntegerAttr>(kSegmentAttr);
+      op.setLoc(FusedLoc::get(
+          {op.getLoc()},
+          DictionaryAttr::get(context, {NamedAttribute(kSegmentAttr, segment)}),
+          context));
+    }
+
+    OpPassManager pm(ModuleOp::getOperationName());
+    pm.addPass(createHetgAutodiff());
+    if (failed(runPipeline(pm, scratch)))
+      return failure();
+
+    int64_t lastSegment = int64_t(profiles.size()) - 1;
+    SmallVector<DenseSet<Value>> saved(profiles.size());
+    for (Operation &op : clone.getBody().front().without_terminator()) {
+      if (op.hasAttr(kSegmentAttr))
+        continue; // forward
+      int64_t s = taggedSegment(op.getLoc()).value_or(lastSegment);
+      std::optional<OpCost> cost = getOpCost(&op);
+      if (!cost)
+        return op.emitError("hetg-segment cannot cost this gradient op");
+      profiles[s].backwardFlops += cost->flops;
+      for (Value operand : op.getOperands()) {
+        Value forward = original.lookup(operand);
+        if (!forward || !dependence.onInput.contains(forward))
+          continue;
+        // A reshape is a view of its input: count the storage once.
+        while (auto reshape = forward.getDefiningOp<ReshapeOp>())
+          forward = reshape.getInput();
+        saved[s].insert(forward);
+      }
+    }
+    for (auto [s, values] : llvm::enumerate(saved))
+      for (Value value : values)
+        profiles[s].savedActivationBytes +=
+            storageBytes(value.getType()) / batch;
+    return success();
+  }
+};
+
+} // namespace
