@@ -23,11 +23,6 @@ config.substitutions.append(("%python", "/usr/bin/python3"))
 tool_dirs = [config.hetc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["hetc-opt", "hetc", "hetrun", "FileCheck", "not", "count"], tool_dirs)
 
-# End-to-end training tests need the runtime driver; until it is built they are
-# reported UNSUPPORTED (REQUIRES: hetrun).
-if os.path.exists(os.path.join(config.hetc_tools_dir, "hetrun")):
-    config.available_features.add("hetrun")
-
 if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
     config.available_features.add("onnx-testdata")
 

@@ -31,6 +31,9 @@ Command compileCommand();
 /// `hetc inspect PKG.hetpkg`
 Command inspectCommand();
 
+/// `hetc profile MODEL --seq T [--batch B] [--json]`
+Command profileCommand();
+
 } // namespace hetc::driver
 
 #endif // HETC_COMPILER_DRIVER_COMMANDS_H

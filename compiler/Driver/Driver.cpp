@@ -22,7 +22,7 @@ constexpr llvm::StringLiteral kOverview =
 
 int runHetc(int argc, char **argv) {
   llvm::SmallVector<Command> commands = {importCommand(), compileCommand(),
-                                         inspectCommand()};
+                                         inspectCommand(), profileCommand()};
 
   // Only the commands' own options appear in --help, not those that LLVM
   // libraries register globally.

@@ -164,6 +164,20 @@ void binaryTyped(BinaryOp op, const internal::BroadcastLoop &loop,
   case BinaryOp::kPow:
     return runBinary<T>(loop, a, b, out,
                         [](T x, T y) { return static_cast<T>(std::pow(x, y)); });
+  case BinaryOp::kMinimum:
+    return runBinary<T>(loop, a, b, out, [](T x, T y) {
+      if constexpr (std::is_floating_point_v<T>)
+        if (std::isnan(x) || std::isnan(y))
+          return std::numeric_limits<T>::quiet_NaN();
+      return y < x ? y : x;
+    });
+  case BinaryOp::kMaximum:
+    return runBinary<T>(loop, a, b, out, [](T x, T y) {
+      if constexpr (std::is_floating_point_v<T>)
+        if (std::isnan(x) || std::isnan(y))
+          return std::numeric_limits<T>::quiet_NaN();
+      return x < y ? y : x;
+    });
   }
 }
 
@@ -211,6 +225,10 @@ const char *binaryOpName(BinaryOp op) {
     return "div";
   case BinaryOp::kPow:
     return "pow";
+  case BinaryOp::kMinimum:
+    return "minimum";
+  case BinaryOp::kMaximum:
+    return "maximum";
   }
   return "?";
 }
@@ -282,11 +300,11 @@ Status binary(BinaryOp op, const TensorView &a, const TensorView &b,
                            a.describe(), ", b ", b.describe(), ", out ",
                            out.describe());
   bool isInt = a.dtype == DType::kI64 || a.dtype == DType::kI32;
-  bool intOk = op == BinaryOp::kAdd || op == BinaryOp::kSub ||
-               op == BinaryOp::kMul;
+  bool intOk = op != BinaryOp::kDiv && op != BinaryOp::kPow;
   if (a.dtype != DType::kF32 && !(isInt && intOk))
     return invalidArgument(name, ": unsupported dtype ", dtypeName(a.dtype),
-                           " (f32, or i64/i32 for add, sub, mul)");
+                           " (f32, or i64/i32 for add, sub, mul, minimum, "
+                           "maximum)");
   Shape shape;
   HETC_RETURN_IF_ERROR(broadcastShapes(a.shape, b.shape, &shape), name);
   HETC_RETURN_IF_ERROR(checkShape(out, shape, "out"), name);

@@ -131,6 +131,22 @@ Status sumOfSquares(const std::vector<TensorView> &grads, double *sumSquares) {
   return okStatus();
 }
 
+Status globalNorm(const std::vector<TensorView> &grads, const TensorView &out) {
+  if (out.rank() != 0 || (out.dtype != DType::kF32 && out.dtype != DType::kF64))
+    return invalidArgument("global_norm: out must be a 0-D f32 or f64 tensor, "
+                           "got ",
+                           out.describe());
+  HETC_RETURN_IF_ERROR(checkData(out, "out"), "global_norm");
+  double sumSquares = 0.0;
+  HETC_RETURN_IF_ERROR(sumOfSquares(grads, &sumSquares), "global_norm");
+  double norm = std::sqrt(sumSquares);
+  if (out.dtype == DType::kF32)
+    *out.as<float>() = static_cast<float>(norm);
+  else
+    *out.as<double>() = norm;
+  return okStatus();
+}
+
 double clipCoefficient(double totalNorm, double maxNorm) {
   double coef = maxNorm / (totalNorm + 1e-6);
   return std::min(coef, 1.0); // NaN stays NaN, as torch's clamp

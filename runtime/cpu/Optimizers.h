@@ -47,6 +47,10 @@ Status adamwStep(const TensorView &param, const TensorView &grad,
 // all-reduce) before clipping.
 Status sumOfSquares(const std::vector<TensorView> &grads, double *sumSquares);
 
+// out (0-D f32 or f64) = sqrt(sumOfSquares(grads)): hetg.global_norm, the
+// L2 norm clip_grad_norm_ computes before clipping.
+Status globalNorm(const std::vector<TensorView> &grads, const TensorView &out);
+
 // torch.nn.utils.clip_grad_norm_'s factor: min(1, maxNorm / (norm + 1e-6)).
 double clipCoefficient(double totalNorm, double maxNorm);
 

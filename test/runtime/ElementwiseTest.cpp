@@ -147,6 +147,10 @@ double referenceBinary(BinaryOp op, double a, double b) {
     return a / b;
   case BinaryOp::kPow:
     return std::pow(a, b);
+  case BinaryOp::kMinimum:
+    return std::min(a, b);
+  case BinaryOp::kMaximum:
+    return std::max(a, b);
   }
   return 0;
 }
@@ -190,7 +194,41 @@ INSTANTIATE_TEST_SUITE_P(
                       BinaryCase{BinaryOp::kDiv, {2, 3}, {}},
                       BinaryCase{BinaryOp::kDiv, {1, 70}, {64, 1}},
                       BinaryCase{BinaryOp::kPow, {3, 4}, {4}},
-                      BinaryCase{BinaryOp::kPow, {3, 1}, {3, 4}}));
+                      BinaryCase{BinaryOp::kPow, {3, 1}, {3, 4}},
+                      BinaryCase{BinaryOp::kMinimum, {2, 3, 4}, {3, 1}},
+                      BinaryCase{BinaryOp::kMinimum, {}, {5}},
+                      BinaryCase{BinaryOp::kMaximum, {2, 5}, {2, 5}},
+                      BinaryCase{BinaryOp::kMaximum, {4, 1}, {1, 6}}));
+
+TEST(Binary, MinimumMaximumValues) {
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  F32 a({4}, {1.0f, -2.0f, nan, 3.0f}), b({4}, {0.5f, -1.0f, 0.0f, nan});
+  F32 lo({4}), hi({4});
+  HETC_ASSERT_OK(cpu::binary(BinaryOp::kMinimum, a.view(), b.view(), lo.view()));
+  HETC_ASSERT_OK(cpu::binary(BinaryOp::kMaximum, a.view(), b.view(), hi.view()));
+  EXPECT_EQ(lo.v[0], 0.5f);
+  EXPECT_EQ(lo.v[1], -2.0f);
+  EXPECT_TRUE(std::isnan(lo.v[2]) && std::isnan(lo.v[3]));
+  EXPECT_EQ(hi.v[0], 1.0f);
+  EXPECT_EQ(hi.v[1], -1.0f);
+  EXPECT_TRUE(std::isnan(hi.v[2]) && std::isnan(hi.v[3]));
+  I64 ia({3}, {4, -7, 2}), ib({1}, {0}), io({3});
+  HETC_ASSERT_OK(cpu::binary(BinaryOp::kMaximum, ia.view(), ib.view(), io.view()));
+  EXPECT_EQ(io.v, (std::vector<int64_t>{4, 0, 2}));
+  HETC_ASSERT_OK(cpu::binary(BinaryOp::kMinimum, ia.view(), ib.view(), io.view()));
+  EXPECT_EQ(io.v, (std::vector<int64_t>{0, -7, 0}));
+}
+
+// The executor writes results over same-shaped operands (in-place parameter
+// and state updates): every element is read before it is written.
+TEST(Binary, InPlaceOverOperand) {
+  F32 a({2, 3}, {1, 2, 3, 4, 5, 6}), b({3}, {10, 20, 30});
+  HETC_ASSERT_OK(cpu::binary(BinaryOp::kSub, a.view(), b.view(), a.view()));
+  EXPECT_EQ(a.v, (std::vector<float>{-9, -18, -27, -6, -15, -24}));
+  F32 c({3}, {1, 50, 3}), d({2, 3}, {2, 2, 2, 40, 40, 40});
+  HETC_ASSERT_OK(cpu::binary(BinaryOp::kMaximum, c.view(), d.view(), d.view()));
+  EXPECT_EQ(d.v, (std::vector<float>{2, 50, 3, 40, 50, 40}));
+}
 
 TEST(Binary, IntegerArithmetic) {
   I64 a({2, 2}, {1, 2, 3, 4}), b({2}, {10, -20}), out({2, 2});

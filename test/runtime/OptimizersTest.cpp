@@ -169,6 +169,20 @@ TEST(ClipGradNorm, ManyBlocksMatchDoubleReference) {
   EXPECT_NEAR(got, want, 1e-9 * want);
 }
 
+TEST(GlobalNorm, L2NormOfAllTensors) {
+  F32 a({2}, {3.0f, 0.0f}), b({1, 1}, {4.0f}), out(Shape{});
+  HETC_ASSERT_OK(cpu::globalNorm({a.view(), b.view()}, out.view()));
+  EXPECT_EQ(out.v[0], 5.0f);
+  Owned<double> wide(Shape{});
+  HETC_ASSERT_OK(cpu::globalNorm({b.view()}, makeView(wide.v.data(), {})));
+  EXPECT_EQ(wide.v[0], 4.0);
+  F32 notScalar({1});
+  EXPECT_TRUE(isError(cpu::globalNorm({a.view()}, notScalar.view()),
+                      StatusCode::kInvalidArgument,
+                      "global_norm: out must be a 0-D f32 or f64 tensor, got "
+                      "f32[1]"));
+}
+
 TEST(ClipGradNorm, Errors) {
   F32 a({2});
   I64 b({2});

@@ -149,7 +149,9 @@ private:
   // value the producing launch writes straight into the global.
   DenseSet<Operation *> snapshotLoads;
   DenseSet<Operation *> inPlaceStores;
-  DenseMap<Value, StringRef> inPlaceResults; // value -> global
+  // value -> the buffer of the global it is written into. (Buffer ids, not
+  // global names: the names' storage is local to analyzeGlobalAccesses.)
+  DenseMap<Value, int> inPlaceResults;
   int tokens = -1, labels = -1, loss = -1;
   int numConstants = 0;
 };
@@ -372,7 +374,7 @@ LogicalResult ProgramLowering::analyzeGlobalAccesses() {
     }
     if (safe) {
       inPlaceStores.insert(store);
-      inPlaceResults[value] = name;
+      inPlaceResults[value] = globalBuffers.lookup(name);
     }
   }
   return success();
@@ -471,7 +473,7 @@ LogicalResult ProgramLowering::lowerOp(Operation *op) {
   for (OpResult result : op->getResults()) {
     auto target = inPlaceResults.find(result);
     if (target != inPlaceResults.end()) {
-      int global = globalBuffers.lookup(target->second);
+      int global = target->second;
       launch.outputs.push_back(global);
       buffers_[result] = global;
       continue;

@@ -1,0 +1,165 @@
+//===- Arena.cpp ----------------------------------------------------------===//
+
+#include "runtime/exec/Arena.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+namespace hetc::runtime::exec {
+
+Arena::~Arena() { std::free(data_); }
+
+Arena::Arena(Arena &&other) noexcept
+    : data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)) {}
+
+Arena &Arena::operator=(Arena &&other) noexcept {
+  if (this != &other) {
+    std::free(data_);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+Status Arena::allocate(int64_t bytes) {
+  if (bytes < 0)
+    return invalidArgument("arena: negative size ", bytes);
+  std::free(data_);
+  data_ = nullptr;
+  size_ = 0;
+  // aligned_alloc wants a multiple of the alignment (and a non-zero size).
+  int64_t rounded =
+      std::max<int64_t>(kArenaAlignment, (bytes + kArenaAlignment - 1) /
+                                             kArenaAlignment * kArenaAlignment);
+  void *memory = std::aligned_alloc(kArenaAlignment, static_cast<size_t>(rounded));
+  if (!memory)
+    return resourceExhausted("arena: cannot allocate ", bytes, " bytes");
+  std::memset(memory, 0, static_cast<size_t>(rounded));
+  data_ = static_cast<uint8_t *>(memory);
+  size_ = bytes;
+  return okStatus();
+}
+
+Status runtimeDType(hetc::pkg::DType dtype, DType *out) {
+  switch (dtype) {
+  case hetc::pkg::F32:
+    *out = DType::kF32;
+    return okStatus();
+  case hetc::pkg::F64:
+    *out = DType::kF64;
+    return okStatus();
+  case hetc::pkg::I64:
+    *out = DType::kI64;
+    return okStatus();
+  case hetc::pkg::I32:
+    *out = DType::kI32;
+    return okStatus();
+  case hetc::pkg::BOOL:
+    *out = DType::kBool;
+    return okStatus();
+  case hetc::pkg::F16:
+  case hetc::pkg::BF16:
+  case hetc::pkg::I8:
+  case hetc::pkg::U8:
+    return unimplemented("dtype ", packageDTypeName(dtype),
+                         " is not supported by the cpu backend (f32, f64, "
+                         "i64, i32, bool)");
+  default:
+    return invalidArgument("unknown dtype ", static_cast<int>(dtype));
+  }
+}
+
+const char *packageDTypeName(hetc::pkg::DType dtype) {
+  switch (dtype) {
+  case hetc::pkg::F32:
+    return "F32";
+  case hetc::pkg::F64:
+    return "F64";
+  case hetc::pkg::F16:
+    return "F16";
+  case hetc::pkg::BF16:
+    return "BF16";
+  case hetc::pkg::I64:
+    return "I64";
+  case hetc::pkg::I32:
+    return "I32";
+  case hetc::pkg::I8:
+    return "I8";
+  case hetc::pkg::U8:
+    return "U8";
+  case hetc::pkg::BOOL:
+    return "BOOL";
+  default:
+    return "UNSPECIFIED";
+  }
+}
+
+int64_t bufferBytes(const hetc::pkg::Buffer &buffer) {
+  int64_t elementBytes = 0;
+  switch (buffer.dtype()) {
+  case hetc::pkg::F64:
+  case hetc::pkg::I64:
+    elementBytes = 8;
+    break;
+  case hetc::pkg::F32:
+  case hetc::pkg::I32:
+    elementBytes = 4;
+    break;
+  case hetc::pkg::F16:
+  case hetc::pkg::BF16:
+    elementBytes = 2;
+    break;
+  case hetc::pkg::I8:
+  case hetc::pkg::U8:
+  case hetc::pkg::BOOL:
+    elementBytes = 1;
+    break;
+  default:
+    return -1;
+  }
+  int64_t bytes = elementBytes;
+  for (int64_t dim : buffer.shape()) {
+    if (dim < 0)
+      return -1;
+    if (dim != 0 && bytes > std::numeric_limits<int64_t>::max() / dim)
+      return -1;
+    bytes *= dim;
+  }
+  return bytes;
+}
+
+std::string describeBuffer(const hetc::pkg::Buffer &buffer) {
+  return "buffer " + std::to_string(buffer.id()) + " '" + buffer.name() + "'";
+}
+
+Status BufferTable::build(const hetc::pkg::Program &program,
+                          const Arena &arena) {
+  views_.clear();
+  roots_.clear();
+  views_.reserve(program.buffers_size());
+  roots_.reserve(program.buffers_size());
+  for (const hetc::pkg::Buffer &buffer : program.buffers()) {
+    DType dtype;
+    HETC_RETURN_IF_ERROR(runtimeDType(buffer.dtype(), &dtype),
+                         describeBuffer(buffer));
+    int64_t end = buffer.offset() + bufferBytes(buffer);
+    if (buffer.offset() < 0 || end > arena.size())
+      return internalError(describeBuffer(buffer), " lies outside the arena");
+    Shape shape(buffer.shape().begin(), buffer.shape().end());
+    views_.emplace_back(arena.data() + buffer.offset(), dtype, std::move(shape));
+    roots_.push_back(buffer.alias_of() >= 0 ? buffer.alias_of() : buffer.id());
+  }
+  return okStatus();
+}
+
+float *BufferTable::scratch(int slot, int64_t count) {
+  std::vector<float> &space = scratch_[slot];
+  if (static_cast<int64_t>(space.size()) < count)
+    space.resize(static_cast<size_t>(count));
+  return space.data();
+}
+
+} // namespace hetc::runtime::exec

@@ -1,0 +1,287 @@
+//===- ProgramCheck.cpp ---------------------------------------------------===//
+
+#include "runtime/exec/ProgramCheck.h"
+
+#include <algorithm>
+
+namespace hetc::runtime::exec {
+namespace {
+
+using hetc::pkg::Buffer;
+using hetc::pkg::Instruction;
+using hetc::pkg::Program;
+
+const char *kindName(hetc::pkg::BufferKind kind) {
+  switch (kind) {
+  case hetc::pkg::PARAMETER:
+    return "parameter";
+  case hetc::pkg::OPTIMIZER_STATE:
+    return "optimizer state";
+  case hetc::pkg::CONSTANT:
+    return "constant";
+  case hetc::pkg::INPUT:
+    return "input";
+  case hetc::pkg::ACTIVATION:
+    return "activation";
+  default:
+    return "unspecified";
+  }
+}
+
+std::string shapeOf(const Buffer &buffer) {
+  return shapeToString(Shape(buffer.shape().begin(), buffer.shape().end()));
+}
+
+Status checkBuffer(const Program &program, int64_t index, int64_t seqLen) {
+  const Buffer &buffer = program.buffers(static_cast<int>(index));
+  if (buffer.id() != index)
+    return invalidArgument("buffer ", index, " '", buffer.name(),
+                           "' has id ", buffer.id(),
+                           "; buffers[i].id must be i");
+  std::string what = describeBuffer(buffer);
+  DType dtype;
+  HETC_RETURN_IF_ERROR(runtimeDType(buffer.dtype(), &dtype), what);
+  int64_t bytes = bufferBytes(buffer);
+  if (bytes < 0)
+    return invalidArgument(what, " has an invalid shape ", shapeOf(buffer));
+  if (buffer.kind() == hetc::pkg::KIND_UNSPECIFIED ||
+      !hetc::pkg::BufferKind_IsValid(buffer.kind()))
+    return invalidArgument(what, " has no kind");
+  if (buffer.alias_of() >= 0) {
+    if (buffer.alias_of() >= program.buffers_size() ||
+        buffer.alias_of() == index)
+      return invalidArgument(what, " aliases buffer ", buffer.alias_of(),
+                             ", which is not another buffer of the program");
+    const Buffer &target = program.buffers(buffer.alias_of());
+    if (target.alias_of() >= 0)
+      return invalidArgument(what, " aliases ", describeBuffer(target),
+                             ", itself an alias; aliases point at a buffer "
+                             "owning its bytes");
+    if (target.offset() != buffer.offset() || bufferBytes(target) != bytes ||
+        target.kind() != buffer.kind())
+      return invalidArgument(what, " (", packageDTypeName(buffer.dtype()),
+                             shapeOf(buffer), " at ", buffer.offset(),
+                             ") must have the offset, byte size and kind of "
+                             "the buffer it aliases, ",
+                             describeBuffer(target));
+    return okStatus();
+  }
+  if (buffer.alias_of() < -1)
+    return invalidArgument(what, " has alias_of ", buffer.alias_of());
+  if (buffer.offset() < 0 || buffer.offset() % kArenaAlignment != 0)
+    return invalidArgument(what, " has offset ", buffer.offset(),
+                           "; offsets are non-negative multiples of ",
+                           kArenaAlignment);
+  if (bytes > program.arena_bytes() - buffer.offset())
+    return invalidArgument(what, " (", bytes, " bytes at offset ",
+                           buffer.offset(), ") does not fit in the arena of ",
+                           program.arena_bytes(), " bytes");
+  if (buffer.kind() == hetc::pkg::INPUT) {
+    if (buffer.role() != hetc::pkg::TOKENS && buffer.role() != hetc::pkg::LABELS)
+      return invalidArgument(what, " is an input with no role (TOKENS or "
+                                   "LABELS)");
+    if (dtype != DType::kI64 && dtype != DType::kI32)
+      return invalidArgument(what, " is an input of dtype ",
+                             packageDTypeName(buffer.dtype()),
+                             "; token inputs are I64 or I32");
+    Shape want = {program.num_samples(), seqLen};
+    if (Shape(buffer.shape().begin(), buffer.shape().end()) != want)
+      return invalidArgument(what, " is an input of shape ", shapeOf(buffer),
+                             "; the rank's samples need ",
+                             shapeToString(want));
+  }
+  return okStatus();
+}
+
+// The persistent buffers (all kinds but activations) never share bytes.
+Status checkPersistentOverlap(const Program &program) {
+  std::vector<const Buffer *> owners;
+  for (const Buffer &buffer : program.buffers())
+    if (buffer.alias_of() < 0 && buffer.kind() != hetc::pkg::ACTIVATION &&
+        bufferBytes(buffer) > 0)
+      owners.push_back(&buffer);
+  std::sort(owners.begin(), owners.end(), [](const Buffer *a, const Buffer *b) {
+    return a->offset() < b->offset();
+  });
+  for (size_t i = 1; i < owners.size(); ++i) {
+    const Buffer &prev = *owners[i - 1], &next = *owners[i];
+    if (prev.offset() + bufferBytes(prev) > next.offset())
+      return invalidArgument(describeBuffer(prev), " and ", describeBuffer(next),
+                             " (", kindName(prev.kind()), ", ",
+                             kindName(next.kind()),
+                             ") share arena bytes; persistent buffers never do");
+  }
+  return okStatus();
+}
+
+struct Extent {
+  int64_t begin, end;
+  bool overlaps(const Extent &other) const {
+    return begin < other.end && other.begin < end;
+  }
+};
+
+Extent extentOf(const Program &program, int id) {
+  const Buffer &buffer = program.buffers(id);
+  return {buffer.offset(), buffer.offset() + bufferBytes(buffer)};
+}
+
+int rootOf(const Program &program, int id) {
+  int alias = program.buffers(id).alias_of();
+  return alias >= 0 ? alias : id;
+}
+
+bool sameType(const Buffer &a, const Buffer &b) {
+  return a.dtype() == b.dtype() &&
+         std::equal(a.shape().begin(), a.shape().end(), b.shape().begin(),
+                    b.shape().end());
+}
+
+Status checkInstruction(const Program &program, const Instruction &inst,
+                        const KernelInfo &info) {
+  int operands = inst.operands_size(), results = inst.results_size();
+  if (operands < info.minOperands ||
+      (info.maxOperands >= 0 && operands > info.maxOperands))
+    return invalidArgument("has ", operands, " operands; ", info.name,
+                           " takes ", info.operandCountText());
+  if (results != info.numResults)
+    return invalidArgument("has ", results, " results; ", info.name,
+                           " gives ", info.numResults);
+  int numBuffers = program.buffers_size();
+  for (int i = 0; i < operands; ++i)
+    if (inst.operands(i) < 0 || inst.operands(i) >= numBuffers)
+      return invalidArgument("operand ", i, " is buffer ", inst.operands(i),
+                             ", outside the program's ", numBuffers,
+                             " buffers");
+  for (int i = 0; i < results; ++i)
+    if (inst.results(i) < 0 || inst.results(i) >= numBuffers)
+      return invalidArgument("result ", i, " is buffer ", inst.results(i),
+                             ", outside the program's ", numBuffers,
+                             " buffers");
+  for (const AttrSpec &attr : info.attrs)
+    HETC_RETURN_IF_ERROR(checkAttr(inst, attr.name, attr.kind, attr.optional));
+
+  for (int r = 0; r < results; ++r) {
+    const Buffer &out = program.buffers(inst.results(r));
+    if (out.kind() == hetc::pkg::CONSTANT || out.kind() == hetc::pkg::INPUT)
+      return invalidArgument("result ", r, " is ", describeBuffer(out),
+                             ", a read-only ", kindName(out.kind()),
+                             " buffer");
+    Extent outExtent = extentOf(program, inst.results(r));
+    for (int other = 0; other < r; ++other) {
+      if (rootOf(program, inst.results(other)) ==
+              rootOf(program, inst.results(r)) ||
+          extentOf(program, inst.results(other)).overlaps(outExtent))
+        return invalidArgument("results ", other, " and ", r, " (",
+                               describeBuffer(out),
+                               ") share bytes; every result needs its own "
+                               "buffer");
+    }
+    for (int o = 0; o < operands; ++o) {
+      const Buffer &in = program.buffers(inst.operands(o));
+      if (rootOf(program, inst.operands(o)) == rootOf(program, inst.results(r))) {
+        bool allowed =
+            (info.inPlace.elementwise && sameType(in, out)) ||
+            std::find(info.inPlace.pairs.begin(), info.inPlace.pairs.end(),
+                      std::make_pair(o, r)) != info.inPlace.pairs.end();
+        if (!allowed)
+          return invalidArgument("result ", r, " is operand ", o, " (",
+                                 describeBuffer(out), "), but ", info.name,
+                                 " cannot write that result over that "
+                                 "operand");
+        continue;
+      }
+      if (extentOf(program, inst.operands(o)).overlaps(outExtent))
+        return invalidArgument("result ", r, " (", describeBuffer(out),
+                               ") shares arena bytes with operand ", o, " (",
+                               describeBuffer(in), ")");
+    }
+  }
+  return okStatus();
+}
+
+} // namespace
+
+std::string describeInstruction(int index, const Instruction &inst) {
+  std::string text = "instruction " + std::to_string(index) + " (" +
+                     inst.kernel() + ")";
+  if (!inst.location().empty())
+    text += " at " + inst.location();
+  return text;
+}
+
+Status validateManifest(const hetc::pkg::Manifest &manifest) {
+  if (manifest.global_batch() <= 0 || manifest.seq_len() <= 0 ||
+      manifest.vocab_size() <= 0)
+    return invalidArgument("the manifest has global batch ",
+                           manifest.global_batch(), ", sequence length ",
+                           manifest.seq_len(), " and vocabulary size ",
+                           manifest.vocab_size(), "; all must be positive");
+  if (manifest.ranks_size() == 0)
+    return invalidArgument("the manifest lists no ranks");
+  for (int i = 0; i < manifest.ranks_size(); ++i) {
+    const hetc::pkg::RankInfo &rank = manifest.ranks(i);
+    if (rank.rank() != i)
+      return invalidArgument("manifest rank entry ", i, " says rank ",
+                             rank.rank());
+    if (rank.program_file().empty())
+      return invalidArgument("manifest rank ", i, " names no program file");
+    if (rank.arena_bytes() < 0)
+      return invalidArgument("manifest rank ", i, " has arena_bytes ",
+                             rank.arena_bytes());
+  }
+  return okStatus();
+}
+
+Status validateProgram(const hetc::pkg::Manifest &manifest, int rank,
+                       const Program &program, const KernelRegistry &registry) {
+  if (program.rank() != rank)
+    return invalidArgument("the program is for rank ", program.rank(),
+                           ", not ", rank);
+  if (program.arena_bytes() != manifest.ranks(rank).arena_bytes())
+    return invalidArgument("the program's arena is ", program.arena_bytes(),
+                           " bytes but the manifest says ",
+                           manifest.ranks(rank).arena_bytes());
+  if (program.num_samples() <= 0 || program.first_sample() < 0 ||
+      program.first_sample() > manifest.global_batch() - program.num_samples())
+    return invalidArgument("the program's samples [", program.first_sample(),
+                           ", ", program.first_sample() + program.num_samples(),
+                           ") are not a non-empty range of the global batch "
+                           "[0, ",
+                           manifest.global_batch(), ")");
+  int tokens = 0;
+  for (int64_t i = 0; i < program.buffers_size(); ++i) {
+    HETC_RETURN_IF_ERROR(checkBuffer(program, i, manifest.seq_len()));
+    const Buffer &buffer = program.buffers(static_cast<int>(i));
+    if (buffer.alias_of() < 0 && buffer.kind() == hetc::pkg::INPUT &&
+        buffer.role() == hetc::pkg::TOKENS)
+      ++tokens;
+  }
+  if (tokens != 1)
+    return invalidArgument("the program has ", tokens,
+                           " TOKENS input buffers; it needs exactly one");
+  HETC_RETURN_IF_ERROR(checkPersistentOverlap(program));
+  int loss = program.loss_buffer();
+  if (loss < 0 || loss >= program.buffers_size())
+    return invalidArgument("the loss buffer ", loss,
+                           " is not a buffer of the program");
+  const Buffer &lossBuffer = program.buffers(loss);
+  if (lossBuffer.dtype() != hetc::pkg::F32 || lossBuffer.shape_size() != 0)
+    return invalidArgument("the loss ", describeBuffer(lossBuffer), " is ",
+                           packageDTypeName(lossBuffer.dtype()),
+                           shapeOf(lossBuffer), "; it must be 0-D F32");
+  if (program.instructions_size() == 0)
+    return invalidArgument("the program has no instructions");
+  for (int i = 0; i < program.instructions_size(); ++i) {
+    const Instruction &inst = program.instructions(i);
+    const KernelInfo *info = registry.find(inst.kernel());
+    if (!info)
+      return unimplemented(describeInstruction(i, inst), ": unknown kernel '",
+                           inst.kernel(), "'");
+    HETC_RETURN_IF_ERROR(checkInstruction(program, inst, *info),
+                         describeInstruction(i, inst));
+  }
+  return okStatus();
+}
+
+} // namespace hetc::runtime::exec

@@ -1,0 +1,56 @@
+//===- AdapterUtil.h - helpers shared by the kernel adapters ----*- C++ -*-===//
+
+#ifndef HETC_RUNTIME_EXEC_KERNELS_ADAPTERUTIL_H
+#define HETC_RUNTIME_EXEC_KERNELS_ADAPTERUTIL_H
+
+#include "runtime/exec/KernelRegistry.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace hetc::runtime::exec::adapters {
+
+inline const TensorView &operand(const hetc::pkg::Instruction &inst,
+                                 const BufferTable &buffers, int i) {
+  return buffers.view(inst.operands(i));
+}
+inline const TensorView &result(const hetc::pkg::Instruction &inst,
+                                const BufferTable &buffers, int i) {
+  return buffers.view(inst.results(i));
+}
+/// The optional operand `i`, or null when the launch has fewer operands.
+inline const TensorView *optionalOperand(const hetc::pkg::Instruction &inst,
+                                         const BufferTable &buffers, int i) {
+  return i < inst.operands_size() ? &buffers.view(inst.operands(i)) : nullptr;
+}
+
+/// Registration happens once at startup from fixed tables: a duplicate name
+/// is a bug in this library, not in the package.
+inline void mustAdd(KernelRegistry &registry, KernelInfo info) {
+  Status status = registry.add(std::move(info));
+  if (!status.ok()) {
+    std::fprintf(stderr, "hetc runtime: %s\n", status.toString().c_str());
+    std::abort();
+  }
+}
+
+/// A kernel that writes no result over an operand.
+inline KernelInfo makeKernel(std::string name, int minOperands,
+                             int maxOperands, int results,
+                             std::vector<AttrSpec> attrs, KernelFn run) {
+  KernelInfo info;
+  info.name = std::move(name);
+  info.minOperands = minOperands;
+  info.maxOperands = maxOperands;
+  info.numResults = results;
+  info.attrs = std::move(attrs);
+  info.run = run;
+  return info;
+}
+
+/// The scalar value of a 0-D (or one-element) tensor of any numeric dtype.
+Status scalarValue(const TensorView &t, const char *what, double *value);
+
+} // namespace hetc::runtime::exec::adapters
+
+#endif // HETC_RUNTIME_EXEC_KERNELS_ADAPTERUTIL_H

@@ -1,0 +1,122 @@
+//===- LinalgKernels.cpp - matmul, attention, cross-entropy ---------------===//
+
+#include "runtime/exec/kernels/AdapterUtil.h"
+
+#include "runtime/cpu/Attention.h"
+#include "runtime/cpu/CrossEntropy.h"
+#include "runtime/cpu/Gemm.h"
+
+#include <limits>
+
+namespace hetc::runtime::exec {
+namespace {
+
+using namespace adapters;
+using hetc::pkg::Instruction;
+
+// matmul(lhs, rhs, bias?) {transpose_lhs, transpose_rhs}.
+Status runMatmul(const Instruction &inst, BufferTable &b) {
+  cpu::GemmOptions options;
+  HETC_RETURN_IF_ERROR(boolAttr(inst, "transpose_lhs", &options.transA));
+  HETC_RETURN_IF_ERROR(boolAttr(inst, "transpose_rhs", &options.transB));
+  return cpu::gemm(operand(inst, b, 0), operand(inst, b, 1),
+                   optionalOperand(inst, b, 2), result(inst, b, 0), options);
+}
+
+Status attentionOptions(const Instruction &inst,
+                        cpu::AttentionOptions *options) {
+  double scale;
+  HETC_RETURN_IF_ERROR(floatAttr(inst, "scale", &scale));
+  options->scale = static_cast<float>(scale);
+  return boolAttr(inst, "causal", &options->causal);
+}
+
+// attention(query, key, value, mask?) {scale, causal}.
+Status runAttention(const Instruction &inst, BufferTable &b) {
+  cpu::AttentionOptions options;
+  HETC_RETURN_IF_ERROR(attentionOptions(inst, &options));
+  return cpu::attention(operand(inst, b, 0), operand(inst, b, 1),
+                        operand(inst, b, 2), optionalOperand(inst, b, 3),
+                        options, result(inst, b, 0), nullptr);
+}
+
+// attention_grad(query, key, value, result_grad, mask?) -> (query_grad,
+// key_grad, value_grad). The op recomputes the probabilities, so the
+// adapter reruns the forward into scratch for the output and the row
+// log-sum-exps the CPU backward takes.
+Status runAttentionGrad(const Instruction &inst, BufferTable &b) {
+  cpu::AttentionOptions options;
+  HETC_RETURN_IF_ERROR(attentionOptions(inst, &options));
+  const TensorView &q = operand(inst, b, 0), &k = operand(inst, b, 1),
+                   &v = operand(inst, b, 2), &dout = operand(inst, b, 3);
+  const TensorView *mask = optionalOperand(inst, b, 4);
+  if (q.rank() < 2)
+    return invalidArgument("attention_grad: query must have rank >= 2, got ",
+                           q.describe());
+  TensorView out(b.scratch(0, dout.numel()), DType::kF32, dout.shape);
+  Shape rows(q.shape.begin(), q.shape.end() - 1);
+  TensorView lse(b.scratch(1, numElements(rows)), DType::kF32, rows);
+  HETC_RETURN_IF_ERROR(cpu::attention(q, k, v, mask, options, out, &lse),
+                       "attention_grad: recomputing the forward");
+  return cpu::attentionBackward(q, k, v, mask, options, out, lse, dout,
+                                result(inst, b, 0), result(inst, b, 1),
+                                result(inst, b, 2));
+}
+
+Status crossEntropyOptions(const Instruction &inst,
+                           cpu::CrossEntropyOptions *options) {
+  std::string reduction;
+  HETC_RETURN_IF_ERROR(stringAttr(inst, "reduction", &reduction));
+  if (reduction == "mean")
+    options->reduction = cpu::LossReduction::kMean;
+  else if (reduction == "sum")
+    options->reduction = cpu::LossReduction::kSum;
+  else if (reduction == "none")
+    options->reduction = cpu::LossReduction::kNone;
+  else
+    return invalidArgument("attribute 'reduction' must be none, sum or mean, "
+                           "got '",
+                           reduction, "'");
+  std::optional<int64_t> ignore;
+  HETC_RETURN_IF_ERROR(optionalIntAttr(inst, "ignore_index", &ignore));
+  // Without ignore_index no label is ignored; labels outside [0, C) are
+  // errors, so the smallest int64 never matches one that is accepted.
+  options->ignoreIndex = ignore ? *ignore : std::numeric_limits<int64_t>::min();
+  return okStatus();
+}
+
+// cross_entropy(logits, labels) {reduction, ignore_index?}.
+Status runCrossEntropy(const Instruction &inst, BufferTable &b) {
+  cpu::CrossEntropyOptions options;
+  HETC_RETURN_IF_ERROR(crossEntropyOptions(inst, &options));
+  return cpu::crossEntropy(operand(inst, b, 0), operand(inst, b, 1), options,
+                           result(inst, b, 0), nullptr);
+}
+
+// cross_entropy_grad(logits, labels, loss_grad) -> logits_grad.
+Status runCrossEntropyGrad(const Instruction &inst, BufferTable &b) {
+  cpu::CrossEntropyOptions options;
+  HETC_RETURN_IF_ERROR(crossEntropyOptions(inst, &options));
+  return cpu::crossEntropyBackward(operand(inst, b, 0), operand(inst, b, 1),
+                                   options, operand(inst, b, 2), nullptr,
+                                   result(inst, b, 0));
+}
+
+} // namespace
+
+void registerLinalgKernels(KernelRegistry &r) {
+  mustAdd(r, makeKernel("matmul", 2, 3, 1,
+                    {{"transpose_lhs", AttrKind::kBool, true},
+                     {"transpose_rhs", AttrKind::kBool, true}},
+                    runMatmul));
+  std::vector<AttrSpec> attention = {{"scale", AttrKind::kFloat},
+                                     {"causal", AttrKind::kBool, true}};
+  mustAdd(r, makeKernel("attention", 3, 4, 1, attention, runAttention));
+  mustAdd(r, makeKernel("attention_grad", 4, 5, 3, attention, runAttentionGrad));
+  std::vector<AttrSpec> loss = {{"reduction", AttrKind::kString},
+                                {"ignore_index", AttrKind::kInt, true}};
+  mustAdd(r, makeKernel("cross_entropy", 2, 2, 1, loss, runCrossEntropy));
+  mustAdd(r, makeKernel("cross_entropy_grad", 3, 3, 1, loss, runCrossEntropyGrad));
+}
+
+} // namespace hetc::runtime::exec

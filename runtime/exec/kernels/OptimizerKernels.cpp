@@ -1,0 +1,107 @@
+//===- OptimizerKernels.cpp - sgd, adamw, global_norm ---------------------===//
+//
+// The CPU updates work in place. The lowering usually writes the new
+// parameter and state over the old ones (sgd: param/new_param; adamw:
+// param/new_param, exp_avg/new_exp_avg, exp_avg_sq/new_exp_avg_sq); where it
+// gives a result its own buffer, the adapter copies the old value there
+// first and updates that.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/exec/kernels/AdapterUtil.h"
+
+#include "runtime/cpu/DataMovement.h"
+#include "runtime/cpu/Optimizers.h"
+
+#include <cmath>
+
+namespace hetc::runtime::exec {
+namespace {
+
+using namespace adapters;
+using hetc::pkg::Instruction;
+
+// Makes result `r` hold operand `o`'s value, unless it is the same buffer.
+Status seedResult(const Instruction &inst, BufferTable &b, int o, int r) {
+  if (b.rootOf(inst.operands(o)) == b.rootOf(inst.results(r)))
+    return okStatus();
+  return cpu::copy(operand(inst, b, o), result(inst, b, r));
+}
+
+// sgd(param, grad) {lr, weight_decay} -> new_param.
+Status runSgd(const Instruction &inst, BufferTable &b) {
+  cpu::SgdOptions options;
+  HETC_RETURN_IF_ERROR(floatAttr(inst, "lr", &options.lr));
+  if (hasAttr(inst, "weight_decay"))
+    HETC_RETURN_IF_ERROR(floatAttr(inst, "weight_decay", &options.weightDecay));
+  const TensorView &param = operand(inst, b, 0);
+  const TensorView &out = result(inst, b, 0);
+  if (param.dtype != out.dtype || param.shape != out.shape)
+    return invalidArgument("sgd: new_param ", out.describe(),
+                           " must have param's type ", param.describe());
+  HETC_RETURN_IF_ERROR(seedResult(inst, b, 0, 0), "sgd");
+  return cpu::sgdStep(out, operand(inst, b, 1), options);
+}
+
+// adamw(param, grad, exp_avg, exp_avg_sq, step) {lr, beta1, beta2, eps,
+// weight_decay} -> (new_param, new_exp_avg, new_exp_avg_sq). `step` is a
+// 0-D integer or float tensor counting this step (>= 1).
+Status runAdamW(const Instruction &inst, BufferTable &b) {
+  cpu::AdamWOptions options;
+  HETC_RETURN_IF_ERROR(floatAttr(inst, "lr", &options.lr));
+  HETC_RETURN_IF_ERROR(floatAttr(inst, "beta1", &options.beta1));
+  HETC_RETURN_IF_ERROR(floatAttr(inst, "beta2", &options.beta2));
+  HETC_RETURN_IF_ERROR(floatAttr(inst, "eps", &options.eps));
+  HETC_RETURN_IF_ERROR(floatAttr(inst, "weight_decay", &options.weightDecay));
+  options.applyWeightDecay = options.weightDecay != 0.0;
+  double stepValue;
+  HETC_RETURN_IF_ERROR(scalarValue(operand(inst, b, 4), "step", &stepValue),
+                       "adamw");
+  if (!(stepValue >= 1.0) || std::floor(stepValue) != stepValue ||
+      stepValue > 9.0e15)
+    return invalidArgument("adamw: step must be a whole number >= 1, got ",
+                           stepValue);
+  for (int pair = 0; pair < 3; ++pair) {
+    int o = pair == 0 ? 0 : pair + 1;
+    const TensorView &in = operand(inst, b, o), &out = result(inst, b, pair);
+    if (in.dtype != out.dtype || in.shape != out.shape)
+      return invalidArgument("adamw: result ", pair, " ", out.describe(),
+                             " must have the type of operand ", o, " ",
+                             in.describe());
+    HETC_RETURN_IF_ERROR(seedResult(inst, b, o, pair), "adamw");
+  }
+  return cpu::adamwStep(result(inst, b, 0), operand(inst, b, 1),
+                        result(inst, b, 1), result(inst, b, 2),
+                        static_cast<int64_t>(stepValue), options);
+}
+
+// global_norm(inputs...) -> 0-D norm.
+Status runGlobalNorm(const Instruction &inst, BufferTable &b) {
+  std::vector<TensorView> inputs;
+  for (int i = 0; i < inst.operands_size(); ++i)
+    inputs.push_back(operand(inst, b, i));
+  return cpu::globalNorm(inputs, result(inst, b, 0));
+}
+
+} // namespace
+
+void registerOptimizerKernels(KernelRegistry &r) {
+  KernelInfo sgd = makeKernel("sgd", 2, 2, 1,
+                              {{"lr", AttrKind::kFloat},
+                               {"weight_decay", AttrKind::kFloat, true}},
+                              runSgd);
+  sgd.inPlace.pairs = {{0, 0}};
+  mustAdd(r, std::move(sgd));
+  KernelInfo adamw = makeKernel("adamw", 5, 5, 3,
+                                {{"lr", AttrKind::kFloat},
+                                 {"beta1", AttrKind::kFloat},
+                                 {"beta2", AttrKind::kFloat},
+                                 {"eps", AttrKind::kFloat},
+                                 {"weight_decay", AttrKind::kFloat}},
+                                runAdamW);
+  adamw.inPlace.pairs = {{0, 0}, {2, 1}, {3, 2}};
+  mustAdd(r, std::move(adamw));
+  mustAdd(r, makeKernel("global_norm", 1, -1, 1, {}, runGlobalNorm));
+}
+
+} // namespace hetc::runtime::exec

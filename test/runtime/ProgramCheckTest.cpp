@@ -1,0 +1,195 @@
+//===- ProgramCheckTest.cpp - bad programs fail before step 0 -------------===//
+
+#include "runtime/exec/Executor.h"
+#include "runtime/exec/ProgramCheck.h"
+
+#include "ProgramBuilder.h"
+#include "TestUtil.h"
+
+#include <algorithm>
+
+namespace hetc::runtime::test {
+namespace {
+
+using exec::RankExecutor;
+
+// x [2,3] @ w^T [3,3] -> y; loss = sum(y) over both axes.
+ProgramBuilder smallProgram() {
+  ProgramBuilder b(2, 3, 8);
+  int w = b.f32("w", {3, 3}, pkg::PARAMETER);
+  int ids = b.buffer("input_ids", pkg::I64, {2, 3}, pkg::INPUT, pkg::TOKENS);
+  int x = b.f32("x", {2, 3}, pkg::CONSTANT);
+  int y = b.f32("matmul.0", {2, 3});
+  int loss = b.f32("reduce_sum.1", {});
+  (void)ids;
+  setBool(b.launch("matmul", {x, w}, {y}), "transpose_rhs", true);
+  pkg::Instruction &sum = b.launch("reduce_sum", {y}, {loss});
+  setInts(sum, "axes", {0, 1});
+  setBool(sum, "keep_dims", false);
+  b.setLoss(loss);
+  b.weight("w", {3, 3}, {1, 0, 0, 0, 1, 0, 0, 0, 1});
+  b.constant("x", {2, 3}, {1, 2, 3, 4, 5, 6});
+  return b;
+}
+
+Status create(const ProgramBuilder &b) {
+  exec::LoadedPackage package = b.package();
+  std::unique_ptr<RankExecutor> rank;
+  return RankExecutor::create(package, 0, exec::cpuKernelRegistry(), &rank);
+}
+
+TEST(ProgramCheck, SmallProgramRuns) {
+  ProgramBuilder b = smallProgram();
+  exec::LoadedPackage package = b.package();
+  std::unique_ptr<RankExecutor> rank;
+  HETC_ASSERT_OK(RankExecutor::create(package, 0, exec::cpuKernelRegistry(), &rank));
+  HETC_ASSERT_OK(rank->runInstructions());
+  EXPECT_EQ(rank->loss(), 21.0f);
+}
+
+TEST(ProgramCheck, UnknownKernelNamesTheInstruction) {
+  ProgramBuilder b = smallProgram();
+  b.launch("frobnicate", {0}, {3});
+  EXPECT_TRUE(isError(create(b), StatusCode::kUnimplemented,
+                      "rank0.pb: instruction 2 (frobnicate) at "
+                      "loc(\"test\":3:1): unknown kernel 'frobnicate'"));
+}
+
+TEST(ProgramCheck, WrongOperandAndResultCounts) {
+  ProgramBuilder b = smallProgram();
+  b.program().mutable_instructions(0)->mutable_operands()->RemoveLast();
+  EXPECT_TRUE(isError(create(b), StatusCode::kInvalidArgument,
+                      "instruction 0 (matmul) at loc(\"test\":1:1): has 1 "
+                      "operands; matmul takes 2 or 3"));
+  ProgramBuilder c = smallProgram();
+  pkg::Instruction &grad = c.launch("layer_norm_grad", {2, 3}, {3});
+  setInt(grad, "axis", 1);
+  setFloat(grad, "epsilon", 1e-5);
+  EXPECT_TRUE(isError(create(c), StatusCode::kInvalidArgument,
+                      "instruction 2 (layer_norm_grad) at loc(\"test\":3:1): "
+                      "has 1 results; layer_norm_grad gives 3"));
+}
+
+TEST(ProgramCheck, MissingAndMistypedAttributes) {
+  ProgramBuilder b = smallProgram();
+  b.program().mutable_instructions(1)->mutable_attributes()->erase("axes");
+  EXPECT_TRUE(isError(create(b), StatusCode::kInvalidArgument,
+                      "instruction 1 (reduce_sum) at loc(\"test\":2:1): "
+                      "attribute 'axes' is missing"));
+  ProgramBuilder c = smallProgram();
+  setFloat(*c.program().mutable_instructions(0), "transpose_rhs", 1.0);
+  EXPECT_TRUE(isError(create(c), StatusCode::kInvalidArgument,
+                      "attribute 'transpose_rhs' must be a bool (b), got a "
+                      "float (f)"));
+}
+
+TEST(ProgramCheck, OperandOutsideTheProgram) {
+  ProgramBuilder b = smallProgram();
+  b.program().mutable_instructions(0)->set_operands(1, 42);
+  EXPECT_TRUE(isError(create(b), StatusCode::kInvalidArgument,
+                      "operand 1 is buffer 42, outside the program's 5 "
+                      "buffers"));
+}
+
+TEST(ProgramCheck, BufferOutsideTheArena) {
+  ProgramBuilder b = smallProgram();
+  b.program().mutable_buffers(3)->set_offset(b.program().arena_bytes());
+  EXPECT_TRUE(isError(create(b), StatusCode::kInvalidArgument,
+                      "buffer 3 'matmul.0' (24 bytes at offset"));
+}
+
+TEST(ProgramCheck, ResultOverAnOperandOnlyWhereTheKernelAllowsIt) {
+  ProgramBuilder b = smallProgram();
+  // matmul writing over its own lhs.
+  b.program().mutable_instructions(0)->set_results(0, 2);
+  EXPECT_TRUE(isError(create(b), StatusCode::kInvalidArgument,
+                      "result 0 is buffer 2 'x', a read-only constant buffer"));
+  ProgramBuilder c = smallProgram();
+  int y2 = c.f32("y2", {2, 3});
+  c.launch("matmul", {y2, 0}, {y2});
+  EXPECT_TRUE(isError(create(c), StatusCode::kInvalidArgument,
+                      "result 0 is operand 0 (buffer 5 'y2'), but matmul "
+                      "cannot write that result over that operand"));
+}
+
+// The pattern of a compiler bug seen in packages: adamw writing two results
+// into one buffer.
+TEST(ProgramCheck, TwoResultsInOneBuffer) {
+  ProgramBuilder b(1, 2, 4);
+  int p = b.f32("p", {3}, pkg::PARAMETER);
+  int m = b.f32("m", {3}, pkg::OPTIMIZER_STATE);
+  int v = b.f32("v", {3}, pkg::OPTIMIZER_STATE);
+  int t = b.f32("t", {}, pkg::OPTIMIZER_STATE);
+  b.buffer("input_ids", pkg::I64, {1, 2}, pkg::INPUT, pkg::TOKENS);
+  int g = b.f32("g", {3}, pkg::CONSTANT);
+  pkg::Instruction &adamw = b.launch("adamw", {p, g, m, v, t}, {p, p, v});
+  for (const char *name : {"lr", "beta1", "beta2", "eps", "weight_decay"})
+    setFloat(adamw, name, 0.5);
+  b.setLoss(t);
+  b.weight("p", {3}, {1, 2, 3});
+  b.constant("g", {3}, {1, 1, 1});
+  EXPECT_TRUE(isError(create(b), StatusCode::kInvalidArgument,
+                      "instruction 0 (adamw) at loc(\"test\":1:1): results 0 "
+                      "and 1 (buffer 0 'p') share bytes"));
+}
+
+TEST(ProgramCheck, WeightsMissingOrMisshapen) {
+  ProgramBuilder b = smallProgram();
+  exec::LoadedPackage package = b.package();
+  package.weights[0].name = "other";
+  std::unique_ptr<RankExecutor> rank;
+  EXPECT_TRUE(isError(
+      RankExecutor::create(package, 0, exec::cpuKernelRegistry(), &rank),
+      StatusCode::kNotFound,
+      "rank 0: weights.safetensors has no tensor 'w' for parameter buffer 0 "
+      "'w'"));
+  package = b.package();
+  package.weights[0].shape = {9};
+  EXPECT_TRUE(isError(
+      RankExecutor::create(package, 0, exec::cpuKernelRegistry(), &rank),
+      StatusCode::kInvalidArgument,
+      "tensor 'w' in weights.safetensors is F32[9] but parameter buffer 0 'w' "
+      "is F32[3,3]"));
+}
+
+TEST(ProgramCheck, InputsMustMatchTheSamplesAndSequence) {
+  ProgramBuilder b = smallProgram();
+  b.program().mutable_buffers(1)->set_shape(1, 4);
+  EXPECT_TRUE(isError(create(b), StatusCode::kInvalidArgument,
+                      "buffer 1 'input_ids' is an input of shape [2,4]; the "
+                      "rank's samples need [2,3]"));
+}
+
+TEST(ProgramCheck, UnsupportedDTypeAndBadLoss) {
+  ProgramBuilder b = smallProgram();
+  b.program().mutable_buffers(3)->set_dtype(pkg::BF16);
+  EXPECT_TRUE(isError(create(b), StatusCode::kUnimplemented,
+                      "buffer 3 'matmul.0': dtype BF16 is not supported by "
+                      "the cpu backend"));
+  ProgramBuilder c = smallProgram();
+  c.setLoss(3);
+  EXPECT_TRUE(isError(create(c), StatusCode::kInvalidArgument,
+                      "the loss buffer 3 'matmul.0' is F32[2,3]; it must be "
+                      "0-D F32"));
+}
+
+// Every kernel the lowering emits for the fixtures' train steps (SGD and
+// AdamW, with gradient clipping), and the rest of the hetg ops.
+TEST(KernelRegistry, CoversTheLoweredKernels) {
+  std::vector<std::string> names = exec::cpuKernelRegistry().names();
+  for (const char *kernel :
+       {"adamw", "add", "attention", "attention_grad", "concat", "copy",
+        "cross_entropy", "cross_entropy_grad", "div", "gather", "gather_grad",
+        "gelu", "gelu_grad", "global_norm", "layer_norm", "layer_norm_grad",
+        "matmul", "minimum", "maximum", "mul", "neg", "reduce_sum",
+        "reduce_mean", "reduce_max", "rms_norm", "rms_norm_grad", "sgd",
+        "silu", "silu_grad", "slice", "slice_grad", "transpose", "broadcast",
+        "cast", "where", "equal", "trilu", "softmax", "softmax_grad",
+        "log_softmax", "log_softmax_grad", "sub", "pow", "sqrt", "reciprocal",
+        "exp", "log", "tanh", "erf", "sigmoid", "relu", "range"})
+    EXPECT_TRUE(std::find(names.begin(), names.end(), kernel) != names.end())
+        << kernel;
+}
+
+} // namespace
+} // namespace hetc::runtime::test

@@ -1,0 +1,285 @@
+//===- HetrunDriver.cpp - the hetrun command ------------------------------===//
+
+#include "tools/hetrun/HetrunDriver.h"
+
+#include "runtime/cpu/Threading.h"
+#include "runtime/data/TokenLoader.h"
+#include "runtime/exec/Checkpoint.h"
+#include "runtime/exec/Executor.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+
+namespace hetc::hetrun {
+
+using runtime::Status;
+using runtime::invalidArgument;
+
+std::string usageText() {
+  return R"(usage: hetrun PACKAGE --data FILE --steps K [options]
+
+Runs K training steps of a package that `hetc compile` wrote.
+
+  PACKAGE                 the package folder (OUT.hetpkg)
+  --data FILE             training tokens: a flat file of little-endian token
+                          ids (nanoGPT's train.bin). Sample j of step s starts
+                          at token ((s*B + j)*T) mod (N - T - 1); its labels
+                          are the next T tokens.
+  --steps K               number of steps to run (K >= 0)
+  --data-dtype uint16|uint32
+                          token width of the data file (default uint16)
+  --backend cpu|cuda      kernels to run on (default cpu; cuda is not
+                          available in this build yet)
+  --threads N             CPU threads for the kernels (default: OpenMP's)
+  --save DIR              after the last step, write DIR/params.safetensors
+                          (every parameter by its ONNX initializer name),
+                          DIR/optimizer.safetensors (the optimizer state) and
+                          DIR/state.json (step count, package); written to a
+                          temporary folder and renamed into place
+  --metrics FILE.jsonl    write (replacing FILE) one JSON object per step:
+                          {"step", "loss", "tokens_per_s", "step_ms",
+                          "elapsed_s"} (loss null when not finite)
+  -h, --help              print this help
+
+Each step prints one line on stdout:
+  step S/K: loss L, R tokens/s, M ms, elapsed E s
+Steps count from 1 in the output; the data order counts them from 0.
+
+Exit status: 0 on success, 1 when the package, data or a step fails (the
+error is printed on stderr), 2 for bad usage.
+)";
+}
+
+namespace {
+
+Status parseInt(const std::string &flag, const std::string &text,
+                int64_t *value) {
+  char *end = nullptr;
+  errno = 0;
+  long long parsed = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0)
+    return invalidArgument(flag, " expects an integer, got '", text, "'");
+  *value = parsed;
+  return runtime::okStatus();
+}
+
+} // namespace
+
+Status parseArguments(const std::vector<std::string> &args,
+                      HetrunOptions *options) {
+  std::vector<std::string> positional;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg == "-h" || arg == "--help") {
+      options->help = true;
+      return runtime::okStatus();
+    }
+    if (arg.size() < 2 || arg[0] != '-' || arg == "-") {
+      positional.push_back(arg);
+      continue;
+    }
+    std::string value;
+    bool inlineValue = false;
+    size_t eq = arg.find('=');
+    if (eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      inlineValue = true;
+    }
+    static const char *const kFlags[] = {"--data",    "--steps",   "--data-dtype",
+                                         "--backend", "--threads", "--save",
+                                         "--metrics"};
+    bool known = false;
+    for (const char *flag : kFlags)
+      known |= arg == flag;
+    if (!known)
+      return invalidArgument("unknown option '", arg, "'");
+    if (!inlineValue) {
+      if (i + 1 >= args.size())
+        return invalidArgument(arg, " needs a value");
+      value = args[++i];
+    }
+    if (arg == "--data") {
+      options->data = value;
+    } else if (arg == "--steps") {
+      HETC_RETURN_IF_ERROR(parseInt(arg, value, &options->steps));
+      if (options->steps < 0)
+        return invalidArgument("--steps must be >= 0, got ", options->steps);
+    } else if (arg == "--data-dtype") {
+      if (value != "uint16" && value != "uint32")
+        return invalidArgument("--data-dtype must be uint16 or uint32, got '",
+                               value, "'");
+      options->dataDType = value;
+    } else if (arg == "--backend") {
+      if (value != "cpu" && value != "cuda")
+        return invalidArgument("--backend must be cpu or cuda, got '", value,
+                               "'");
+      options->backend = value;
+    } else if (arg == "--threads") {
+      int64_t threads;
+      HETC_RETURN_IF_ERROR(parseInt(arg, value, &threads));
+      if (threads < 1 || threads > 4096)
+        return invalidArgument("--threads must be in [1, 4096], got ", threads);
+      options->threads = static_cast<int>(threads);
+    } else if (arg == "--save") {
+      options->save = value;
+    } else if (arg == "--metrics") {
+      options->metrics = value;
+    }
+  }
+  if (positional.empty())
+    return invalidArgument("no package given");
+  if (positional.size() > 1)
+    return invalidArgument("one package expected, got '", positional[0],
+                           "' and '", positional[1], "'");
+  options->package = positional[0];
+  if (options->data.empty())
+    return invalidArgument("--data FILE is required");
+  if (options->steps < 0)
+    return invalidArgument("--steps K is required");
+  return runtime::okStatus();
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+void writeMetrics(FILE *file, int64_t step, float loss, double tokensPerSecond,
+                  double stepSeconds, double elapsed) {
+  if (std::isfinite(loss))
+    std::fprintf(file, "{\"step\": %lld, \"loss\": %.9g, ",
+                 static_cast<long long>(step), loss);
+  else
+    std::fprintf(file, "{\"step\": %lld, \"loss\": null, ",
+                 static_cast<long long>(step));
+  std::fprintf(file,
+               "\"tokens_per_s\": %.3f, \"step_ms\": %.4f, \"elapsed_s\": %.6f}\n",
+               tokensPerSecond, stepSeconds * 1e3, elapsed);
+  std::fflush(file);
+}
+
+} // namespace
+
+Status runTraining(const HetrunOptions &options, FILE *out, FILE *err) {
+  if (options.backend == "cuda")
+    return runtime::unimplemented(
+        "the cuda backend is not built/available yet in this hetrun; use "
+        "--backend cpu");
+  if (options.threads > 0)
+    HETC_RETURN_IF_ERROR(runtime::cpu::setNumThreads(options.threads));
+
+  runtime::exec::LoadedPackage package;
+  HETC_RETURN_IF_ERROR(runtime::exec::loadPackage(options.package, &package));
+  const hetc::pkg::Manifest &manifest = package.manifest;
+  if (manifest.ranks_size() != 1)
+    return runtime::unimplemented(
+        "package '", options.package, "' has ", manifest.ranks_size(),
+        " ranks; this hetrun runs one-rank packages only");
+  // One executor per rank; ranks will run as threads of this process.
+  std::vector<std::unique_ptr<runtime::exec::RankExecutor>> ranks(1);
+  HETC_RETURN_IF_ERROR(runtime::exec::RankExecutor::create(
+                           package, 0, runtime::exec::cpuKernelRegistry(),
+                           &ranks[0]),
+                       "package '", options.package, "'");
+
+  runtime::TokenDType dtype;
+  HETC_RETURN_IF_ERROR(runtime::parseTokenDType(options.dataDType, &dtype));
+  runtime::TokenLoader data;
+  HETC_RETURN_IF_ERROR(data.open(options.data, dtype));
+  int64_t start;
+  // Checks the file holds at least one sequence before step 0.
+  HETC_RETURN_IF_ERROR(data.sampleStart(0, manifest.global_batch(), 0,
+                                        manifest.seq_len(), &start));
+
+  FILE *metrics = nullptr;
+  if (!options.metrics.empty()) {
+    metrics = std::fopen(options.metrics.c_str(), "w");
+    if (!metrics)
+      return runtime::errnoStatus(errno, "cannot create metrics file '" +
+                                             options.metrics + "'");
+  }
+  std::unique_ptr<FILE, int (*)(FILE *)> metricsCloser(
+      metrics, [](FILE *f) { return f ? std::fclose(f) : 0; });
+
+  std::fprintf(err,
+               "hetrun: package %s: model '%s', global batch %lld x seq %lld, "
+               "vocab %lld, optimizer %s, %d rank, arena %lld bytes\n",
+               options.package.c_str(), manifest.model_name().c_str(),
+               static_cast<long long>(manifest.global_batch()),
+               static_cast<long long>(manifest.seq_len()),
+               static_cast<long long>(manifest.vocab_size()),
+               manifest.optimizer().kind().c_str(), manifest.ranks_size(),
+               static_cast<long long>(manifest.ranks(0).arena_bytes()));
+  std::fprintf(err, "hetrun: data %s: %lld %s tokens; backend cpu, %d threads\n",
+               options.data.c_str(), static_cast<long long>(data.numTokens()),
+               runtime::tokenDTypeName(dtype), runtime::cpu::numThreads());
+  std::fflush(err);
+
+  int64_t tokensPerStep = manifest.global_batch() * manifest.seq_len();
+  Clock::time_point begin = Clock::now();
+  for (int64_t step = 0; step < options.steps; ++step) {
+    Clock::time_point stepBegin = Clock::now();
+    float loss = 0.0f;
+    HETC_RETURN_IF_ERROR(ranks[0]->runStep(step, data, &loss));
+    double seconds = secondsSince(stepBegin);
+    double elapsed = secondsSince(begin);
+    double rate = seconds > 0 ? static_cast<double>(tokensPerStep) / seconds : 0;
+    std::fprintf(out,
+                 "step %lld/%lld: loss %.6f, %.0f tokens/s, %.2f ms, elapsed "
+                 "%.2f s\n",
+                 static_cast<long long>(step + 1),
+                 static_cast<long long>(options.steps), loss, rate,
+                 seconds * 1e3, elapsed);
+    std::fflush(out);
+    if (metrics)
+      writeMetrics(metrics, step + 1, loss, rate, seconds, elapsed);
+  }
+  double total = secondsSince(begin);
+  if (options.steps > 0)
+    std::fprintf(err,
+                 "hetrun: %lld steps in %.3f s (%.2f ms/step, %.0f tokens/s)\n",
+                 static_cast<long long>(options.steps), total,
+                 total * 1e3 / static_cast<double>(options.steps),
+                 static_cast<double>(tokensPerStep * options.steps) / total);
+
+  if (!options.save.empty()) {
+    runtime::exec::CheckpointInfo info;
+    info.step = options.steps;
+    info.packagePath = options.package;
+    HETC_RETURN_IF_ERROR(runtime::exec::saveCheckpoint(
+        options.save, {ranks[0].get()}, manifest, info));
+    std::fprintf(err, "hetrun: saved step %lld to %s\n",
+                 static_cast<long long>(options.steps), options.save.c_str());
+  }
+  return runtime::okStatus();
+}
+
+int runHetrun(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  HetrunOptions options;
+  Status status = parseArguments(args, &options);
+  if (!status.ok()) {
+    std::fprintf(stderr, "hetrun: error: %s\n(run 'hetrun --help' for usage)\n",
+                 status.message().c_str());
+    return 2;
+  }
+  if (options.help) {
+    std::fputs(usageText().c_str(), stdout);
+    return 0;
+  }
+  status = runTraining(options, stdout, stderr);
+  if (!status.ok()) {
+    std::fprintf(stderr, "hetrun: error: %s\n", status.message().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace hetc::hetrun

@@ -1,0 +1,50 @@
+//===- HetrunDriver.h - the hetrun command ----------------------*- C++ -*-===//
+//
+// `hetrun PKG --data FILE --steps K [...]`: loads a package, runs K training
+// steps on the CPU backend and reports each step. The main is a call to
+// runHetrun; the pieces are here so that tests and later front ends (ranks
+// under mpirun) share them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HETC_TOOLS_HETRUN_HETRUNDRIVER_H
+#define HETC_TOOLS_HETRUN_HETRUNDRIVER_H
+
+#include "runtime/base/Status.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace hetc::hetrun {
+
+struct HetrunOptions {
+  std::string package;
+  std::string data;
+  std::string dataDType = "uint16";
+  int64_t steps = -1;
+  std::string backend = "cpu";
+  int threads = 0; // 0: the OpenMP default
+  std::string save;
+  std::string metrics;
+  bool help = false;
+};
+
+/// Parses the arguments (without argv[0]). INVALID_ARGUMENT with the
+/// problem for bad usage.
+runtime::Status parseArguments(const std::vector<std::string> &args,
+                               HetrunOptions *options);
+
+/// The --help text.
+std::string usageText();
+
+/// Runs the training; progress lines go to `out`, notes to `err`.
+runtime::Status runTraining(const HetrunOptions &options, FILE *out, FILE *err);
+
+/// The whole command: 0 on success, 1 on failure, 2 on bad usage.
+int runHetrun(int argc, char **argv);
+
+} // namespace hetc::hetrun
+
+#endif // HETC_TOOLS_HETRUN_HETRUNDRIVER_H
