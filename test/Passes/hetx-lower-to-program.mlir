@@ -212,3 +212,22 @@ module {
     return %s : tensor<f32>
   }
 }
+
+// -----
+
+// With several optional operands, operandSegmentSizes stays in the params so
+// the runtime knows a lone second operand is the bias, not the scale.
+
+// CHECK-LABEL: hetx.program @rank0
+// CHECK: hetx.launch "layer_norm"(%{{.*}}, %{{.*}}) -> (%{{.*}}) params {axis = 1 : i64, epsilon = {{.*}} : f32, operandSegmentSizes = array<i32: 1, 0, 1>}
+module {
+  ml_program.global private @ln.bias(dense<[0.5, -0.5]> : tensor<2xf32>) : tensor<2xf32>
+  func.func @main(%ids: tensor<2x4xi64> {hetg.name = "input_ids"}) -> tensor<f32> {
+    %b = ml_program.global_load_const @ln.bias : tensor<2xf32>
+    %f = hetg.cast %ids to f32 : tensor<2x4xi64>
+    %x = hetg.reshape %f : tensor<2x4xf32> -> tensor<4x2xf32>
+    %y = hetg.layer_norm %x bias %b : tensor<2xf32> <{axis = 1 : i64, epsilon = 1.0e-05 : f32}> : tensor<4x2xf32>
+    %s = hetg.reduce_sum %y <{axes = array<i64: 0, 1>, keep_dims = false}> : tensor<4x2xf32>
+    return %s : tensor<f32>
+  }
+}

@@ -77,6 +77,24 @@ TEST(KernelAdapters, LayerNormGradRecomputesTheStatistics) {
   EXPECT_EQ(l.result(2), db.v);
 }
 
+// With scale absent, the second operand is the bias: operandSegmentSizes
+// says which optional operands a launch has.
+TEST(KernelAdapters, LayerNormFindsItsOptionalOperandsBySegment) {
+  F32 x = randomF32({2, 4}), bias = randomF32({4});
+  OneLaunch l;
+  int xi = l.input(x), bi = l.input(bias);
+  pkg::Instruction &inst = l.b.launch("layer_norm", {xi, bi}, {l.output({2, 4})});
+  setInt(inst, "axis", 1);
+  setFloat(inst, "epsilon", 1e-5);
+  setInts(inst, "operandSegmentSizes", {1, 0, 1});
+  HETC_ASSERT_OK(l.run());
+  F32 y({2, 4});
+  TensorView bV = bias.view();
+  HETC_ASSERT_OK(cpu::layerNorm(x.view(), nullptr, &bV, 1, 1e-5f, y.view(),
+                                nullptr, nullptr));
+  EXPECT_EQ(l.result(0), y.v);
+}
+
 TEST(KernelAdapters, RmsNormGradRecomputesRstd) {
   F32 x = randomF32({3, 5}), dy = randomF32({3, 5}), scale = randomF32({5});
   OneLaunch l;

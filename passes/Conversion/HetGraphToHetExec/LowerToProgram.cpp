@@ -383,7 +383,9 @@ LogicalResult ProgramLowering::analyzeGlobalAccesses() {
 DictionaryAttr ProgramLowering::paramsOf(Operation *op) {
   NamedAttrList params;
   for (StringAttr name : op->getName().getAttributeNames()) {
-    if (name == "operandSegmentSizes" || name == "resultSegmentSizes")
+    // operandSegmentSizes stays: it tells the runtime which optional
+    // operands are present when an op has several.
+    if (name == "resultSegmentSizes")
       continue;
     if (std::optional<Attribute> value = op->getInherentAttr(name.getValue()))
       if (*value)

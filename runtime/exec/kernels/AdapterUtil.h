@@ -18,10 +18,24 @@ inline const TensorView &result(const hetc::pkg::Instruction &inst,
                                 const BufferTable &buffers, int i) {
   return buffers.view(inst.results(i));
 }
-/// The optional operand `i`, or null when the launch has fewer operands.
+/// The operand of the op's operand group `group`, or null when that optional
+/// operand is absent. Ops with several optional operands carry
+/// `operandSegmentSizes` (one count per group); without it, groups are
+/// positions and trailing ones may be missing.
 inline const TensorView *optionalOperand(const hetc::pkg::Instruction &inst,
-                                         const BufferTable &buffers, int i) {
-  return i < inst.operands_size() ? &buffers.view(inst.operands(i)) : nullptr;
+                                         const BufferTable &buffers, int group) {
+  auto segments = inst.attributes().find("operandSegmentSizes");
+  if (segments == inst.attributes().end())
+    return group < inst.operands_size() ? &buffers.view(inst.operands(group))
+                                        : nullptr;
+  const auto &sizes = segments->second.ints().values();
+  if (group >= sizes.size() || sizes[group] == 0)
+    return nullptr;
+  int index = 0;
+  for (int g = 0; g < group; ++g)
+    index += sizes[g];
+  return index < inst.operands_size() ? &buffers.view(inst.operands(index))
+                                      : nullptr;
 }
 
 /// Registration happens once at startup from fixed tables: a duplicate name
