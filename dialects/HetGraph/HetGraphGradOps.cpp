@@ -1,6 +1,7 @@
 //===- HetGraphGradOps.cpp - gradient and optimizer op types, verifiers ---===//
 
 #include "dialects/HetGraph/HetGraph.h"
+#include "dialects/HetGraph/VerifyUtils.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -92,20 +93,12 @@ LogicalResult RmsNormGradOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-static LogicalResult verifySoftmaxAxis(Operation *op, int64_t axis,
-                                       int64_t rank) {
-  if (axis < 0 || axis >= rank)
-    return op->emitOpError("axis ")
-           << axis << " is out of range for rank " << rank;
-  return success();
-}
-
 LogicalResult SoftmaxGradOp::verify() {
-  return verifySoftmaxAxis(*this, getAxis(), getType().getRank());
+  return verifyAxisInRange(*this, getAxis(), getType().getRank());
 }
 
 LogicalResult LogSoftmaxGradOp::verify() {
-  return verifySoftmaxAxis(*this, getAxis(), getType().getRank());
+  return verifyAxisInRange(*this, getAxis(), getType().getRank());
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,7 @@
 //===- HetGraphOps.cpp - hetg type inference and verifiers ----------------===//
 
 #include "dialects/HetGraph/HetGraph.h"
+#include "dialects/HetGraph/VerifyUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -428,19 +429,12 @@ HETG_INFER_REDUCE(ReduceMeanOp, "reduce_mean")
 HETG_INFER_REDUCE(ReduceMaxOp, "reduce_max")
 #undef HETG_INFER_REDUCE
 
-static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
-  if (axis < 0 || axis >= rank)
-    return op->emitOpError("axis ")
-           << axis << " is out of range for rank " << rank;
-  return success();
-}
-
 LogicalResult SoftmaxOp::verify() {
-  return verifyAxis(*this, getAxis(), getType().getRank());
+  return verifyAxisInRange(*this, getAxis(), getType().getRank());
 }
 
 LogicalResult LogSoftmaxOp::verify() {
-  return verifyAxis(*this, getAxis(), getType().getRank());
+  return verifyAxisInRange(*this, getAxis(), getType().getRank());
 }
 
 /// Checks that `param` (a norm's scale or bias) has shape `expected`.
@@ -469,7 +463,7 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
 
 LogicalResult LayerNormOp::verify() {
   RankedTensorType input = getInput().getType();
-  if (failed(verifyAxis(*this, getAxis(), input.getRank())))
+  if (failed(verifyAxisInRange(*this, getAxis(), input.getRank())))
     return failure();
   ArrayRef<int64_t> normalized = input.getShape().drop_front(getAxis());
   if (failed(verifyNormParameter(*this, getScale(), "scale", normalized)))
