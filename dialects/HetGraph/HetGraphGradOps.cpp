@@ -10,21 +10,6 @@ using namespace hetc::hetg;
 
 namespace {
 
-RankedTensorType rankedType(Value value) {
-  return llvm::cast<RankedTensorType>(value.getType());
-}
-
-std::string describeShape(ArrayRef<int64_t> shape) {
-  return "[" +
-         llvm::join(llvm::map_range(shape,
-                                    [](int64_t d) {
-                                      return d == kDynamic ? std::string("?")
-                                                           : std::to_string(d);
-                                    }),
-                    "x") +
-         "]";
-}
-
 /// Equal where both are static.
 bool compatibleShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   if (a.size() != b.size())
@@ -46,7 +31,7 @@ LogicalResult checkScale(std::optional<Location> loc, StringRef opName,
       type.getElementType() != input.getElementType())
     return emitOptionalError(loc, "'hetg.", opName, "' scale has type ", type,
                              " but the normalized dimensions are ",
-                             describeShape(normalized), " of ",
+                             formatShape(normalized), " of ",
                              input.getElementType());
   return success();
 }
@@ -135,7 +120,7 @@ LogicalResult AttentionGradOp::inferReturnTypes(MLIRContext *,
                              "'hetg.attention_grad' result gradient has "
                              "type ",
                              dy, " but the attention result is ",
-                             describeShape(output), " of ", q.getElementType());
+                             formatShape(output), " of ", q.getElementType());
   types.append({q, k, v});
   return success();
 }
@@ -154,9 +139,9 @@ CrossEntropyGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   llvm::append_range(tokens, logits.getShape().drop_front(2));
   if (!compatibleShapes(labels.getShape(), tokens))
     return emitOptionalError(loc, "'hetg.cross_entropy_grad' labels ",
-                             describeShape(labels.getShape()),
+                             formatShape(labels.getShape()),
                              " do not match logits ",
-                             describeShape(logits.getShape()));
+                             formatShape(logits.getShape()));
   bool perToken = adaptor.getReduction() == LossReduction::none;
   if (!compatibleShapes(lossGrad.getShape(), perToken
                                                  ? ArrayRef<int64_t>(tokens)
@@ -190,7 +175,7 @@ LogicalResult GatherGradOp::verify() {
       dy.getElementType() != data.getElementType())
     return emitOpError("result gradient has type ")
            << dy << " but gathering from " << data << " gives "
-           << describeShape(expected);
+           << formatShape(expected);
   return success();
 }
 
@@ -215,7 +200,7 @@ LogicalResult SliceGradOp::verify() {
       dy.getElementType() != input.getElementType())
     return emitOpError("result gradient has type ")
            << dy << " but slicing " << input << " gives "
-           << describeShape(sliced);
+           << formatShape(sliced);
   return success();
 }
 

@@ -16,27 +16,6 @@ using namespace hetc::hetg;
 
 namespace {
 
-RankedTensorType rankedType(Value value) {
-  return llvm::cast<RankedTensorType>(value.getType());
-}
-
-std::string formatShape(ArrayRef<int64_t> shape) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "[";
-  llvm::interleave(
-      shape, os,
-      [&](int64_t d) {
-        if (d == kDynamic)
-          os << "?";
-        else
-          os << d;
-      },
-      "x");
-  os << "]";
-  return text;
-}
-
 /// The constant elements of `value` as int64, when it is a constant.
 std::optional<SmallVector<int64_t>> constantInts(Value value) {
   DenseIntElementsAttr attr;
