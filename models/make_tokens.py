@@ -57,6 +57,10 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dtype", choices=["uint16", "uint32"], default="uint16")
     ap.add_argument("--kind", choices=["zipf", "uniform", "arange"], default="zipf")
+    ap.add_argument("--set", action="append", default=[], metavar="INDEX=VALUE",
+                    help="override the token at INDEX (to make bad data for error tests)")
+    ap.add_argument("--extra-bytes", type=int, default=0, metavar="K",
+                    help="append K zero bytes (a file that is not whole tokens)")
     args = ap.parse_args(argv)
     if args.tokens < 0:
         ap.error("--tokens must be >= 0")
@@ -64,7 +68,11 @@ def main(argv=None):
     if not 1 <= args.vocab <= limit:
         ap.error(f"--vocab must be in [1, {limit}] for --dtype {args.dtype}")
     tokens = make_tokens(args.tokens, args.vocab, args.seed, args.kind)
-    data = tokens.astype("<u2" if args.dtype == "uint16" else "<u4").tobytes()
+    tokens = tokens.astype("<u2" if args.dtype == "uint16" else "<u4")
+    for override in args.set:
+        index, value = (int(x) for x in override.split("="))
+        tokens[index] = value
+    data = tokens.tobytes() + bytes(args.extra_bytes)
     with open(args.out, "wb") as f:
         f.write(data)
     print(f"{args.out}: {args.tokens} {args.dtype} tokens, vocab {args.vocab}, kind {args.kind}, "
