@@ -59,6 +59,39 @@ def HetgFuseMatmulBias : Pass<"hetg-fuse-matmul-bias"> {
 // Training step
 //===----------------------------------------------------------------------===//
 
+def HetgUntieParameters : Pass<"hetg-untie-parameters", "mlir::ModuleOp"> {
+  let summary = "Give every use site of a shared parameter its own copy";
+  let description = [{
+    ONNX has one initializer per tensor name, so an initializer read by
+    several nodes is one tied parameter, and `hetg-autodiff` sums its
+    gradients. Some exporters (`torch.onnx.export` in eval mode) also merge
+    initializers that merely hold equal values (fresh LayerNorm weights,
+    deep-copied layers), tying layers that were trained apart. This pass
+    undoes every tie; run it before `hetg-autodiff` (`hetc compile
+    --untie-weights` and `hetc import --untie-weights` run it right after
+    the import).
+
+    A **use site** is one op that takes a value loaded from the global as
+    an operand: the importer emits one `ml_program.global_load_const` per
+    initializer and feeds every consuming node from it, so each consuming
+    op is one site. Several loads of one global are merged by this
+    definition too (an op reading two loads of the same global, e.g.
+    `hetg.mul(%w, %w)`, is one site). Dead loads are no site.
+
+    For each float global with more than one site, in program order, the
+    first site keeps `@name`; the k-th other site reads a new global
+    `@name.k` (the next free `.k` suffix) that is a copy of the original:
+    same type, initial value (the same `dense_resource` blob, so no bytes
+    are copied in the IR), mutability, visibility and attributes, plus
+    `hetg.untied_from = @name` so that checkpoints and tools can map the
+    copies back (a global that already carries `hetg.untied_from` keeps
+    it). The site gets its own `global_load_const` right before it; loads
+    the pass leaves without users are erased. Globals with a single site,
+    and non-float globals (inline shape data), are left alone.
+  }];
+  let dependentDialects = ["::mlir::ml_program::MLProgramDialect"];
+}
+
 def HetgAttachLoss : Pass<"hetg-attach-loss", "mlir::ModuleOp"> {
   let summary = "Make a function returning logits return the training loss";
   let description = [{

@@ -95,6 +95,13 @@ cl::opt<double> clipNorm(
     cl::init(0.0),
     cl::desc("Clip the global gradient norm to this value (default 0: off)"));
 
+cl::opt<bool> untieWeights(
+    "untie-weights", cl::sub(compileSubcommand), cl::cat(compileCategory),
+    cl::desc("Give every use of a shared weight initializer its own "
+             "parameter (hetg-untie-parameters), for exporters that merge "
+             "initializers of equal value; the copies are named NAME.1, "
+             "NAME.2, ..."));
+
 constexpr llvm::StringLiteral kPrefix = "hetc compile: ";
 
 void progress(const Twine &line) { llvm::errs() << kPrefix << line << "\n"; }
@@ -166,7 +173,9 @@ FailureOr<OwningOpRef<ModuleOp>> loadModel(MLIRContext &context) {
       return failure();
     return module;
   }
-  return importONNXFile(context, modelPath);
+  ONNXImportOptions options;
+  options.warnSharedWeights = !untieWeights;
+  return importONNXFile(context, modelPath, options);
 }
 
 int runCompile() {
@@ -206,9 +215,17 @@ int runCompile() {
   int64_t vocabSize = 0;
   if (isTrainStep(module)) {
     progress("the input is already a train step (it stores globals); "
-             "skipping simplify, attach-loss, autodiff and optimizer");
+             "skipping " + Twine(untieWeights ? "untie-weights, " : "") +
+             "simplify, attach-loss, autodiff and optimizer");
     vocabSize = findVocabSize(module);
   } else {
+    if (untieWeights) {
+      progress("untie shared weights");
+      PassManager untie(&context);
+      untie.addPass(createHetgUntieParameters());
+      if (failed(untie.run(module)))
+        return kExitFailure;
+    }
     progress("simplify to batch " + Twine(globalBatch.getValue()) + ", sequence " +
              Twine(seqLength.getValue()));
     PassManager simplify(&context);

@@ -1,7 +1,8 @@
 //===- ImportCommand.cpp - hetc import
 //-------------------------------------===//
 //
-// Imports an ONNX model to hetg IR and verifies it; with --batch and --seq
+// Imports an ONNX model to hetg IR and verifies it; with --untie-weights it
+// gives every use of a shared weight its own global; with --batch and --seq
 // it also runs the simplify pipeline (specialize, fold, fuse) so the output
 // is the static, fused graph the later stages start from.
 //
@@ -72,6 +73,13 @@ cl::opt<bool> noWeights(
              "its type and external data files are not opened (for models "
              "whose weight files are absent, e.g. export.py --shapes-only)"));
 
+cl::opt<bool> untieWeights(
+    "untie-weights", cl::sub(importSubcommand), cl::cat(importCategory),
+    cl::desc("Give every use of a shared weight initializer its own global "
+             "(hetg-untie-parameters), for exporters that merge initializers "
+             "of equal value; the copies are named NAME.1, NAME.2, ... and "
+             "carry hetg.untied_from"));
+
 int runImport() {
   bool specialize =
       batchSize.getNumOccurrences() || seqLength.getNumOccurrences();
@@ -90,10 +98,18 @@ int runImport() {
 
   ONNXImportOptions options;
   options.loadWeights = !noWeights;
+  options.warnSharedWeights = !untieWeights;
   FailureOr<OwningOpRef<ModuleOp>> module =
       importONNXFile(context, modelPath, options);
   if (failed(module))
     return kExitFailure;
+
+  if (untieWeights) {
+    PassManager pm(&context);
+    pm.addPass(createHetgUntieParameters());
+    if (failed(pm.run(**module)))
+      return kExitFailure;
+  }
 
   if (specialize) {
     PassManager pm(&context);

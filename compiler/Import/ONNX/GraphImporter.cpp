@@ -55,6 +55,7 @@ public:
                 const ONNXImportOptions &options)
       : context(context), model(model), graph(model.graph()), builder(&context),
         tensors(options.modelPath), loadWeights(options.loadWeights),
+        warnSharedWeights(options.warnSharedWeights),
         fileLoc(FileLineColLoc::get(
             &context, options.modelPath.empty() ? "<onnx>" : options.modelPath,
             0, 0)) {}
@@ -75,6 +76,7 @@ private:
   LogicalResult checkDeclaredType(const onnx::ValueInfoProto &output,
                                   Value value);
   LogicalResult finishFunction();
+  void warnAboutSharedWeights();
 
   MLIRContext &context;
   const onnx::ModelProto &model;
@@ -82,6 +84,7 @@ private:
   OpBuilder builder;
   TensorReader tensors;
   bool loadWeights;
+  bool warnSharedWeights;
   Location fileLoc;
   int64_t opset = 0;
 
@@ -94,6 +97,8 @@ private:
   llvm::StringMap<ml_program::GlobalOp> globals;
   /// Every name some node or the graph output reads.
   llvm::StringSet<> usedNames;
+  /// The nodes (by name, in graph order, each once) reading each weight.
+  llvm::StringMap<SmallVector<std::string, 2>> weightConsumers;
 };
 
 LogicalResult GraphImporter::readOpset() {
@@ -261,6 +266,11 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
                             << "' is not defined by an earlier "
                             << "node, a graph input or an initializer";
     inputs.push_back(*value);
+    if (globals.count(inputName)) {
+      SmallVector<std::string, 2> &consumers = weightConsumers[inputName];
+      if (consumers.empty() || consumers.back() != name)
+        consumers.push_back(name);
+    }
   }
   for (unsigned i = 0; i < converter.minInputs; ++i)
     if (i >= inputs.size() || !inputs[i])
@@ -339,6 +349,34 @@ LogicalResult GraphImporter::finishFunction() {
   return success();
 }
 
+/// The layer of a node: its name up to the last '/' (torch names nodes
+/// '/h.0/attn/MatMul'); a name without '/' is the top level.
+StringRef layerOf(StringRef nodeName) {
+  size_t slash = nodeName.rfind('/');
+  return slash == StringRef::npos ? StringRef() : nodeName.take_front(slash);
+}
+
+void GraphImporter::warnAboutSharedWeights() {
+  for (const onnx::TensorProto &tensor : graph.initializer()) {
+    auto global = globals.find(tensor.name());
+    auto consumers = weightConsumers.find(tensor.name());
+    if (global == globals.end() || consumers == weightConsumers.end())
+      continue;
+    ArrayRef<std::string> nodes = consumers->second;
+    StringRef firstLayer = layerOf(nodes.front());
+    const std::string *other = llvm::find_if(
+        nodes, [&](const std::string &n) { return layerOf(n) != firstLayer; });
+    if (other == nodes.end())
+      continue;
+    emitWarning(global->second.getLoc())
+        << "parameter '" << tensor.name() << "' is shared by " << nodes.size()
+        << " uses in different layers (e.g. '" << nodes.front() << "' and '"
+        << *other << "'); ONNX says they are one tied parameter and hetc "
+        << "trains them as one. If the exporter merged equal initializers, "
+        << "pass --untie-weights";
+  }
+}
+
 FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   module = ModuleOp::create(fileLoc);
   if (failed(readOpset()) || failed(declareInitializers()) ||
@@ -354,6 +392,8 @@ FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
       return failure();
   if (failed(finishFunction()))
     return failure();
+  if (warnSharedWeights)
+    warnAboutSharedWeights();
   // Constants read only for their values (axes, shapes) and shape
   // arithmetic that folded away are left without uses.
   for (Operation &op : llvm::make_early_inc_range(

@@ -42,6 +42,13 @@ struct ONNXImportOptions {
   /// so this is enough for anything that needs only shapes (profiles) and
   /// works on models whose weight files are absent.
   bool loadWeights = true;
+  /// When true, a warning at the weight's global for every float weight
+  /// initializer consumed by nodes of different layers (a layer is the
+  /// node name up to its last '/', as torch names nodes: '/h.0/ln_1/Mul').
+  /// ONNX makes such a weight one tied parameter; exporters that merge
+  /// initializers of equal value tie layers that were trained apart, which
+  /// `hetg-untie-parameters` (--untie-weights) undoes.
+  bool warnSharedWeights = false;
 };
 
 /// Imports `model` into a new module and verifies it. On failure the
