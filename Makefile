@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test demo docs fixtures clean
+.PHONY: all deps configure build test demo docs fixtures bench clean
 
 all: build
 
@@ -30,6 +30,11 @@ demo: build
 # Regenerates docs/dialects/ from the ODS definitions.
 docs: build
 	cmake --build $(BUILD_DIR) --target hetc-docs
+
+# CPU figures (hetrun vs PyTorch step time, hetc compile of GPT-2 124M); prints them,
+# checks nothing; takes a few minutes. See docs/performance.md.
+bench: build
+	cmake --build $(BUILD_DIR) --target bench
 
 fixtures:
 	$(MAKE) -C models fixtures

@@ -5,6 +5,7 @@
     reference_train.py MODEL.onnx --data TOKENS.bin --global-batch B --seq T --steps K
         --optimizer sgd|adamw --lr X [--weight-decay W] [--beta1 B1 --beta2 B2 --eps E]
         [--clip-norm C] [--data-dtype uint16|uint32] [--threads N] --out DIR
+        [--step-times FILE.json]
 
     reference_train.py --print-batches --data TOKENS.bin --global-batch B --seq T --steps K
         # prints each step's sample starts and tokens, no model, no training
@@ -26,6 +27,9 @@ Writes into DIR:
   optimizer.safetensors  AdamW only: `<name>.adam_m`, `<name>.adam_v` (F32) and
                        `optimizer.step` (I64 scalar) -- the global names of passes/Optimizer.cpp
   run.json             the settings, for the record
+
+--step-times FILE.json also writes the K step times in milliseconds (wall time of each
+step: batch, forward, loss, backward, clipping, optimizer step), for bench/.
 """
 import argparse
 import json
@@ -186,8 +190,10 @@ def train(args):
                                 foreach=False)
 
     losses = []
+    step_ms = []
     t0 = time.perf_counter()
     for step in range(args.steps):
+        t_step = time.perf_counter()
         x, y = get_batch(tokens, step, args.global_batch, args.seq)
         x, y = torch.from_numpy(x), torch.from_numpy(y)
         opt.zero_grad(set_to_none=True)
@@ -201,7 +207,12 @@ def train(args):
         if not np.isfinite(value):
             raise SystemExit(f"step {step}: loss is {value}")
         losses.append(value)
+        step_ms.append((time.perf_counter() - t_step) * 1e3)
     seconds = time.perf_counter() - t0
+    if args.step_times:
+        with open(args.step_times, "w") as f:
+            json.dump(step_ms, f)
+            f.write("\n")
 
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "losses.json"), "w") as f:
@@ -222,7 +233,7 @@ def train(args):
         safetensors_io.write(opt_path, state, metadata={"step": str(args.steps)})
     elif os.path.exists(opt_path):
         os.remove(opt_path)  # SGD has no state; do not leave a stale file behind
-    settings = {k: v for k, v in vars(args).items() if k != "print_batches"}
+    settings = {k: v for k, v in vars(args).items() if k not in ("print_batches", "step_times")}
     settings.update(family=family, config=config, vocab=vocab, tokens=len(tokens),
                     torch=torch.__version__)
     with open(os.path.join(args.out, "run.json"), "w") as f:
@@ -254,6 +265,8 @@ def main(argv=None):
     ap.add_argument("--dtype", choices=["float32", "float64"], default="float32",
                     help="compute precision (float64 to calibrate tolerances; files stay F32)")
     ap.add_argument("--out", help="output folder")
+    ap.add_argument("--step-times", metavar="FILE.json",
+                    help="also write the per-step wall times in milliseconds (a JSON list)")
     ap.add_argument("--print-batches", action="store_true",
                     help="print the sample starts and tokens of each step and exit")
     args = ap.parse_args(argv)
