@@ -1,66 +1,32 @@
-"""Writes a binary ONNX model whose nodes have names (the ONNX textual
-syntax of libonnx 1.12 cannot name nodes, and the onnx Python package is not
-needed): y = MatMul(MatMul(x, w), w) + b, x and y float [2, 4], w [4, 4] and
-b [4] initializers. The two MatMul nodes are named by the arguments.
+"""Writes an ONNX model whose nodes have names (the ONNX textual syntax of
+libonnx 1.12 cannot name nodes): y = MatMul(MatMul(x, w), w) + b, x and y
+float [2, 4], w [4, 4] and b [4] initializers. The two MatMul nodes are named
+by the arguments.
 
 usage: shared_weight_model.py OUT.onnx NODE_NAME_1 NODE_NAME_2
 """
-import struct
 import sys
 
-
-def varint(n):
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def field(number, value):
-    """One protobuf field: an int is a varint, anything else is bytes."""
-    if isinstance(value, int):
-        return varint(number << 3) + varint(value)
-    if isinstance(value, str):
-        value = value.encode()
-    return varint(number << 3 | 2) + varint(len(value)) + value
-
-
-FLOAT = 1
-
-
-def tensor(name, dims, values):
-    return (b"".join(field(1, d) for d in dims) + field(2, FLOAT) +
-            field(8, name) + field(9, struct.pack("<%df" % len(values), *values)))
-
-
-def value_info(name, dims):
-    shape = b"".join(field(1, field(1, d)) for d in dims)
-    return field(1, name) + field(2, field(1, field(1, FLOAT) + field(2, shape)))
-
-
-def node(name, op_type, inputs, outputs):
-    return (b"".join(field(1, i) for i in inputs) +
-            b"".join(field(2, o) for o in outputs) + field(3, name) +
-            field(4, op_type))
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
 
 
 def main(out, first, second):
-    graph = b"".join([
-        field(1, node(first, "MatMul", ["x", "w"], ["h"])),
-        field(1, node(second, "MatMul", ["h", "w"], ["z"])),
-        field(1, node("/head/Add", "Add", ["z", "b"], ["y"])),
-        field(2, "shared"),
-        field(5, tensor("w", [4, 4], [0.25 * i for i in range(16)])),
-        field(5, tensor("b", [4], [1.0, 2.0, 3.0, 4.0])),
-        field(11, value_info("x", [2, 4])),
-        field(12, value_info("y", [2, 4])),
-    ])
-    model = field(1, 8) + field(8, field(2, 17)) + field(7, graph)
-    with open(out, "wb") as f:
-        f.write(model)
+    w = numpy_helper.from_array(
+        (0.25 * np.arange(16, dtype=np.float32)).reshape(4, 4), "w")
+    b = numpy_helper.from_array(np.array([1, 2, 3, 4], dtype=np.float32), "b")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["h"], name=first),
+         helper.make_node("MatMul", ["h", "w"], ["z"], name=second),
+         helper.make_node("Add", ["z", "b"], ["y"], name="/head/Add")],
+        "shared",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])],
+        initializer=[w, b])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    onnx.save(model, out)
 
 
 if __name__ == "__main__":
