@@ -144,6 +144,22 @@ template <typename T> struct Arith<T, true> {
 };
 template <typename T> using ArithType = typename Arith<T>::type;
 
+/// Integer x^y by squaring, wrapping like the other integer ops (numpy's
+/// power). A negative exponent gives the real power truncated toward zero:
+/// 1 for x == 1, +-1 for x == -1, 0 otherwise (also for x == 0).
+template <typename T> T integerPow(T x, T y) {
+  using A = ArithType<T>;
+  if (y < 0)
+    return x == 1 ? T(1) : x == -1 ? (y % 2 == 0 ? T(1) : T(-1)) : T(0);
+  A result = 1, base = static_cast<A>(x);
+  for (A e = static_cast<A>(y); e != 0; e >>= 1) {
+    if (e & 1)
+      result = static_cast<A>(result * base);
+    base = static_cast<A>(base * base);
+  }
+  return static_cast<T>(result);
+}
+
 template <typename T>
 void binaryTyped(BinaryOp op, const internal::BroadcastLoop &loop,
                  const TensorView &a, const TensorView &b,
@@ -162,8 +178,12 @@ void binaryTyped(BinaryOp op, const internal::BroadcastLoop &loop,
   case BinaryOp::kDiv:
     return runBinary<T>(loop, a, b, out, [](T x, T y) { return x / y; });
   case BinaryOp::kPow:
-    return runBinary<T>(loop, a, b, out,
-                        [](T x, T y) { return static_cast<T>(std::pow(x, y)); });
+    if constexpr (std::is_integral_v<T>)
+      return runBinary<T>(loop, a, b, out, integerPow<T>);
+    else
+      return runBinary<T>(loop, a, b, out, [](T x, T y) {
+        return static_cast<T>(std::pow(x, y));
+      });
   case BinaryOp::kMinimum:
     return runBinary<T>(loop, a, b, out, [](T x, T y) {
       if constexpr (std::is_floating_point_v<T>)
@@ -300,11 +320,11 @@ Status binary(BinaryOp op, const TensorView &a, const TensorView &b,
                            a.describe(), ", b ", b.describe(), ", out ",
                            out.describe());
   bool isInt = a.dtype == DType::kI64 || a.dtype == DType::kI32;
-  bool intOk = op != BinaryOp::kDiv && op != BinaryOp::kPow;
+  bool intOk = op != BinaryOp::kDiv;
   if (a.dtype != DType::kF32 && !(isInt && intOk))
     return invalidArgument(name, ": unsupported dtype ", dtypeName(a.dtype),
-                           " (f32, or i64/i32 for add, sub, mul, minimum, "
-                           "maximum)");
+                           " (f32, or i64/i32 for add, sub, mul, pow, "
+                           "minimum, maximum)");
   Shape shape;
   HETC_RETURN_IF_ERROR(broadcastShapes(a.shape, b.shape, &shape), name);
   HETC_RETURN_IF_ERROR(checkShape(out, shape, "out"), name);

@@ -241,6 +241,21 @@ TEST(Binary, IntegerArithmetic) {
   EXPECT_EQ(e.v, (std::vector<int32_t>{3, 4}));
 }
 
+// Regression: hetg.pow accepts integers and the lowering emits them (ONNX
+// Pow over int32/int64), but the kernel rejected them at run time. Exact
+// powers, beyond what a double round trip keeps for i64.
+TEST(Binary, IntegerPow) {
+  I64 a({5}, {3, -2, 7, 1, -1}), b({5}, {4, 3, 0, -5, -3}), out({5});
+  HETC_ASSERT_OK(cpu::binary(BinaryOp::kPow, a.view(), b.view(), out.view()));
+  EXPECT_EQ(out.v, (std::vector<int64_t>{81, -8, 1, 1, -1}));
+  I64 big({1}, {3}), e39({1}, {39}), p({1});
+  HETC_ASSERT_OK(cpu::binary(BinaryOp::kPow, big.view(), e39.view(), p.view()));
+  EXPECT_EQ(p.v[0], 4052555153018976267LL); // 3^39, not representable as double
+  I32 c({3}, {2, 5, 2}), d({3}, {10, -1, 31}), f({3});
+  HETC_ASSERT_OK(cpu::binary(BinaryOp::kPow, c.view(), d.view(), f.view()));
+  EXPECT_EQ(f.v, (std::vector<int32_t>{1024, 0, static_cast<int32_t>(0x80000000u)}));
+}
+
 TEST(Binary, Errors) {
   F32 a({2, 3}), b({4}), out({2, 3});
   EXPECT_TRUE(isError(cpu::binary(BinaryOp::kAdd, a.view(), b.view(), out.view()),
