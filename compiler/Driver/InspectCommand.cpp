@@ -136,6 +136,10 @@ int runInspect() {
         program.loss_buffer() < program.buffers_size())
       llvm::outs() << "  loss: buffer " << program.loss_buffer() << " '"
                    << program.buffers(program.loss_buffer()).name() << "'\n";
+    for (int output : program.output_buffers())
+      if (output >= 0 && output < program.buffers_size())
+        llvm::outs() << "  output: buffer " << output << " '"
+                     << program.buffers(output).name() << "'\n";
     llvm::outs() << "  peak arena: " << program.arena_bytes() << " bytes\n";
   }
   return kExitSuccess;

@@ -233,7 +233,10 @@ FailureOr<pkg::Program> convertProgram(hetx::ProgramOp program,
           return failure();
     message->set_location(describe(launch.getLoc()));
   }
-  out.set_loss_buffer(ids.lookup(program.getReturn().getLoss()));
+  hetx::ReturnOp ret = program.getReturn();
+  out.set_loss_buffer(ret.getLoss() ? ids.lookup(ret.getLoss()) : -1);
+  for (Value output : ret.getOutputs())
+    out.add_output_buffers(ids.lookup(output));
   return out;
 }
 

@@ -17,11 +17,13 @@ def HetExec_Dialect : Dialect {
   let cppNamespace = "::hetc::hetx";
   let summary = "Per-rank programs of kernel launches over statically placed buffers";
   let description = [{
-    A `hetx.program` is one rank's training step. Its body declares every
+    A `hetx.program` is one rank's training step (or one forward function).
+    Its body declares every
     buffer the step touches (`hetx.buffer`: dtype and shape as a static
     `memref` type, a byte offset in the rank's arena, where its contents come
     from) and then lists the kernel launches in execution order
-    (`hetx.launch`), ending with `hetx.return` of the loss buffer. The memory
+    (`hetx.launch`), ending with `hetx.return` of the loss buffer and the
+    output buffers. The memory
     plan is part of the IR: offsets are fixed and `arena_bytes` is the peak.
 
     Programs map 1:1 onto `Program` in `runtime/package/hetpkg.proto`: a

@@ -23,9 +23,10 @@ def HetX_BufferKind : I32EnumAttr<"BufferKind",
 }
 
 def HetX_InputRole : I32EnumAttr<"InputRole",
-    "what an input buffer receives from the data loader", [
+    "what an input buffer receives before a step", [
       I32EnumAttrCase<"tokens", 1>,
-      I32EnumAttrCase<"labels", 2>
+      I32EnumAttrCase<"labels", 2>,
+      I32EnumAttrCase<"feed", 3>
     ]> {
   let cppNamespace = "::hetc::hetx";
 }

@@ -113,7 +113,7 @@ LogicalResult ProgramOp::verifyRegions() {
                << buffer.getName() << "' of buffer " << it->second.getId()
                << "; parameters and constants are loaded by name";
     }
-    if (kind == BufferKind::input) {
+    if (kind == BufferKind::input && *buffer.getRole() != InputRole::feed) {
       BufferOp &slot =
           *buffer.getRole() == InputRole::tokens ? tokens : labels;
       if (slot)
@@ -167,8 +167,8 @@ LogicalResult BufferOp::verify() {
 
   BufferKind kind = getKind();
   if (getRole().has_value() != (kind == BufferKind::input))
-    return emitOpError("must have a role (tokens or labels) exactly when it "
-                       "is an input");
+    return emitOpError("must have a role (tokens, labels or feed) exactly "
+                       "when it is an input");
 
   if (BufferOp target = getAliasOf()
                             ? getAliasOf().getDefiningOp<BufferOp>()
@@ -248,8 +248,11 @@ LogicalResult LaunchOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReturnOp::verify() {
-  if (!getLoss().getDefiningOp<BufferOp>())
+  if (getLoss() && !getLoss().getDefiningOp<BufferOp>())
     return emitOpError("must return a buffer declared by hetx.buffer");
+  for (Value output : getOutputs())
+    if (!output.getDefiningOp<BufferOp>())
+      return emitOpError("must return buffers declared by hetx.buffer");
   return success();
 }
 

@@ -20,7 +20,8 @@ def HetX_ProgramOp : HetX_Op<"program", [
   let description = [{
     The body holds, in this order, the `hetx.buffer` declarations (buffer `i`
     has `id` `i`), the `hetx.launch`es in execution order, and a
-    `hetx.return` of the loss buffer. Every buffer that owns bytes lies in
+    `hetx.return` of the loss buffer and the output buffers. Every buffer
+    that owns bytes lies in
     `[0, arena_bytes)`; persistent buffers (everything but activations)
     never share bytes. The rank processes samples
     `[first_sample, first_sample + num_samples)` of the global batch.
@@ -53,7 +54,7 @@ def HetX_ProgramOp : HetX_Op<"program", [
     auto getBuffers() { return getBody().front().getOps<BufferOp>(); }
     /// The launches, in execution order.
     auto getLaunches() { return getBody().front().getOps<LaunchOp>(); }
-    /// The terminator, which names the loss buffer.
+    /// The terminator, which names the loss and output buffers.
     ReturnOp getReturn();
   }];
 }
@@ -67,7 +68,8 @@ def HetX_BufferOp : HetX_Op<"buffer", [
     says where the contents come from: `parameter` and `constant` buffers
     carry their initial value (`init`, written to `weights.safetensors` and
     `constants.safetensors` under `name`), `optimizer_state` starts at zero,
-    `input` buffers receive the `tokens` or `labels` of the rank's samples,
+    `input` buffers receive the `tokens` or `labels` of the rank's samples
+    from the data loader, or a `feed` the caller writes before the step,
     and `activation`s live within one step. A buffer with `alias` views the
     bytes of another buffer of the same byte size (a reshape): it has that
     buffer's offset and kind and owns nothing.
@@ -130,18 +132,25 @@ def HetX_LaunchOp : HetX_Op<"launch", [
 }
 
 def HetX_ReturnOp : HetX_Op<"return", [
-    HasParent<"ProgramOp">, Terminator, Pure]> {
-  let summary = "Ends the step; names the buffer holding its loss";
+    HasParent<"ProgramOp">, Terminator, Pure, AttrSizedOperandSegments]> {
+  let summary = "Ends the step; names its loss and output buffers";
   let description = [{
-    The loss is a 0-D f32, already scaled so that the sum over ranks is the
-    mean token loss of the global batch.
+    The loss, when the program computes one, is a 0-D f32, already scaled so
+    that the sum over ranks is the mean token loss of the global batch.
+    `outputs` are the buffers holding the function's other results, in
+    result order.
 
     ```mlir
     hetx.return %b9 : memref<f32>
+    hetx.return outputs(%b4, %b5 : memref<2x3xf32>, memref<2xi64>)
     ```
   }];
-  let arguments = (ins HetX_LossBuffer:$loss);
-  let assemblyFormat = "$loss attr-dict `:` type($loss)";
+  let arguments = (ins Optional<HetX_LossBuffer>:$loss,
+                       Variadic<HetX_Buffer>:$outputs);
+  let assemblyFormat = [{
+    ($loss^ `:` type($loss))?
+    (`outputs` `(` $outputs^ `:` type($outputs) `)`)? attr-dict
+  }];
   let hasVerifier = 1;
 }
 

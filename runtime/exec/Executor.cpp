@@ -104,8 +104,10 @@ Status RankExecutor::initialize() {
     case hetc::pkg::INPUT:
       if (buffer.role() == hetc::pkg::TOKENS)
         tokensBuffer_ = buffer.id();
-      else
+      else if (buffer.role() == hetc::pkg::LABELS)
         labelsBuffer_ = buffer.id();
+      else
+        feedBuffers_.push_back(buffer.id());
       break;
     default:
       break;
@@ -136,6 +138,15 @@ void writeTokens(const std::vector<int64_t> &values, const TensorView &view) {
 } // namespace
 
 Status RankExecutor::fillInputs(int64_t step, const TokenLoader &data) {
+  if (tokensBuffer_ < 0 || !feedBuffers_.empty())
+    return failedPrecondition(
+        "the program ",
+        tokensBuffer_ < 0 ? "reads no TOKENS input"
+                          : "reads FEED input '" +
+                                program_->buffers(feedBuffers_[0]).name() +
+                                "'",
+        "; the data loader fills only TOKENS and LABELS (write FEED inputs "
+        "and call runInstructions)");
   const hetc::pkg::Manifest &manifest = package_->manifest;
   int64_t seqLen = manifest.seq_len(), vocab = manifest.vocab_size();
   int64_t first = program_->first_sample(), count = program_->num_samples();

@@ -18,6 +18,7 @@
 #include "runtime/exec/KernelRegistry.h"
 #include "runtime/package/Safetensors.h"
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,7 +64,15 @@ public:
   const hetc::pkg::Program &program() const { return *program_; }
   const BufferTable &buffers() const { return buffers_; }
   BufferTable &buffers() { return buffers_; }
-  float loss() const { return *buffers_.view(program_->loss_buffer()).as<float>(); }
+  /// The loss after a step; NaN for a program without a loss buffer.
+  float loss() const {
+    return program_->loss_buffer() < 0
+               ? std::numeric_limits<float>::quiet_NaN()
+               : *buffers_.view(program_->loss_buffer()).as<float>();
+  }
+  /// The ids of the FEED input buffers, which the caller writes before
+  /// runInstructions (fillInputs refuses programs that have any).
+  const std::vector<int> &feedBuffers() const { return feedBuffers_; }
 
   /// Tokens this rank processes per step (its samples times seq_len).
   int64_t tokensPerStep() const;
@@ -84,6 +93,7 @@ private:
   BufferTable buffers_;
   std::vector<const KernelInfo *> kernels_; // per instruction
   int tokensBuffer_ = -1, labelsBuffer_ = -1;
+  std::vector<int> feedBuffers_;
   std::vector<int64_t> tokens_, labels_; // loader output, reused each step
 };
 

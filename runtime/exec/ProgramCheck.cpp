@@ -76,10 +76,11 @@ Status checkBuffer(const Program &program, int64_t index, int64_t seqLen) {
     return invalidArgument(what, " (", bytes, " bytes at offset ",
                            buffer.offset(), ") does not fit in the arena of ",
                            program.arena_bytes(), " bytes");
-  if (buffer.kind() == hetc::pkg::INPUT) {
+  if (buffer.kind() == hetc::pkg::INPUT &&
+      buffer.role() != hetc::pkg::FEED) {
     if (buffer.role() != hetc::pkg::TOKENS && buffer.role() != hetc::pkg::LABELS)
-      return invalidArgument(what, " is an input with no role (TOKENS or "
-                                   "LABELS)");
+      return invalidArgument(what, " is an input with no role (TOKENS, "
+                                   "LABELS or FEED)");
     if (dtype != DType::kI64 && dtype != DType::kI32)
       return invalidArgument(what, " is an input of dtype ",
                              packageDTypeName(buffer.dtype()),
@@ -249,28 +250,43 @@ Status validateProgram(const hetc::pkg::Manifest &manifest, int rank,
                            ") are not a non-empty range of the global batch "
                            "[0, ",
                            manifest.global_batch(), ")");
-  int tokens = 0;
+  int tokens = 0, labels = 0;
   for (int64_t i = 0; i < program.buffers_size(); ++i) {
     HETC_RETURN_IF_ERROR(checkBuffer(program, i, manifest.seq_len()));
     const Buffer &buffer = program.buffers(static_cast<int>(i));
-    if (buffer.alias_of() < 0 && buffer.kind() == hetc::pkg::INPUT &&
-        buffer.role() == hetc::pkg::TOKENS)
-      ++tokens;
+    if (buffer.alias_of() < 0 && buffer.kind() == hetc::pkg::INPUT) {
+      tokens += buffer.role() == hetc::pkg::TOKENS;
+      labels += buffer.role() == hetc::pkg::LABELS;
+    }
   }
-  if (tokens != 1)
-    return invalidArgument("the program has ", tokens,
-                           " TOKENS input buffers; it needs exactly one");
+  // A train step reads one TOKENS input (and at most one LABELS); a forward
+  // function may read only FEED inputs.
+  if (tokens > 1 || labels > 1 || labels > tokens)
+    return invalidArgument("the program has ", tokens, " TOKENS and ", labels,
+                           " LABELS input buffers; it needs at most one of "
+                           "each, and TOKENS with LABELS");
   HETC_RETURN_IF_ERROR(checkPersistentOverlap(program));
   int loss = program.loss_buffer();
-  if (loss < 0 || loss >= program.buffers_size())
+  if (loss == -1 && tokens == 1)
+    return invalidArgument("the program reads TOKENS but has no loss buffer; "
+                           "a train step computes a loss");
+  if (loss < -1 || loss >= program.buffers_size())
     return invalidArgument("the loss buffer ", loss,
                            " is not a buffer of the program");
-  const Buffer &lossBuffer = program.buffers(loss);
-  if (lossBuffer.dtype() != hetc::pkg::F32 || lossBuffer.shape_size() != 0)
-    return invalidArgument("the loss ", describeBuffer(lossBuffer), " is ",
-                           packageDTypeName(lossBuffer.dtype()),
-                           shapeOf(lossBuffer), "; it must be 0-D F32");
-  if (program.instructions_size() == 0)
+  if (loss >= 0) {
+    const Buffer &lossBuffer = program.buffers(loss);
+    if (lossBuffer.dtype() != hetc::pkg::F32 || lossBuffer.shape_size() != 0)
+      return invalidArgument("the loss ", describeBuffer(lossBuffer), " is ",
+                             packageDTypeName(lossBuffer.dtype()),
+                             shapeOf(lossBuffer), "; it must be 0-D F32");
+  }
+  for (int output : program.output_buffers())
+    if (output < 0 || output >= program.buffers_size())
+      return invalidArgument("output buffer ", output,
+                             " is not a buffer of the program");
+  // A forward program may only forward its inputs or constants (a reshape
+  // lowers to an alias); a step computing a loss runs something.
+  if (program.instructions_size() == 0 && loss >= 0)
     return invalidArgument("the program has no instructions");
   for (int i = 0; i < program.instructions_size(); ++i) {
     const Instruction &inst = program.instructions(i);

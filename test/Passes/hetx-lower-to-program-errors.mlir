@@ -26,20 +26,10 @@ module {
 
 // -----
 
-// The data loader feeds input_ids and labels only.
+// Labels without tokens are no train step.
 module {
-  // expected-error @+1 {{'func.func' op argument 1 ('mask') is neither input_ids nor labels (its hetg.name); the data loader feeds only those}}
-  func.func @main(%ids: tensor<1x2xi64> {hetg.name = "input_ids"}, %m: tensor<1x2xi64> {hetg.name = "mask"}) -> tensor<f32> {
-    %c = hetg.constant dense<1.0> : tensor<f32>
-    return %c : tensor<f32>
-  }
-}
-
-// -----
-
-module {
-  // expected-error @+1 {{'func.func' op has no argument named input_ids (hetg.name); a train step reads its tokens from one}}
-  func.func @main() -> tensor<f32> {
+  // expected-error @+1 {{'func.func' op has labels but no argument named input_ids (hetg.name); a train step reads its tokens from one}}
+  func.func @main(%labels: tensor<1x2xi64> {hetg.name = "labels"}) -> tensor<f32> {
     %c = hetg.constant dense<1.0> : tensor<f32>
     return %c : tensor<f32>
   }

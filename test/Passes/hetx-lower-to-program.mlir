@@ -231,3 +231,58 @@ module {
     return %s : tensor<f32>
   }
 }
+
+// -----
+
+// A function that is no train step (no input_ids): arguments other than
+// input_ids/labels are FEED inputs named by hetg.name (or arg<N>), even in a
+// train step, and the results are output buffers in result order.
+// CHECK-LABEL: hetx.program @rank0
+// CHECK-SAME: num_samples = 1 : i64
+// CHECK-DAG: %[[X:b0]] = hetx.buffer 0 "x" input(feed) at {{[0-9]+}} : memref<2x3xf32>
+// CHECK-DAG: %[[Y:b1]] = hetx.buffer 1 "arg1" input(feed) at {{[0-9]+}} : memref<2x3xf32>
+// CHECK-DAG: %[[S:b2]] = hetx.buffer 2 "add.0" activation
+// CHECK-DAG: %[[M:b3]] = hetx.buffer 3 "mul.1" activation
+// CHECK: hetx.launch "add"(%[[X]], %[[Y]]) -> (%[[S]])
+// CHECK: hetx.launch "mul"(%[[S]], %[[X]]) -> (%[[M]])
+// CHECK: hetx.return outputs(%[[M]], %[[S]], %[[Y]] : memref<2x3xf32>, memref<2x3xf32>, memref<2x3xf32>)
+module {
+  func.func @main(%x: tensor<2x3xf32> {hetg.name = "x"}, %y: tensor<2x3xf32>)
+      -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+    %s = hetg.add %x, %y : tensor<2x3xf32>, tensor<2x3xf32>
+    %m = hetg.mul %s, %x : tensor<2x3xf32>, tensor<2x3xf32>
+    return %m, %s, %y : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+  }
+}
+
+// -----
+
+// The outputs live to the end of the step: exp.2 could reuse the bytes of
+// neg.0, which nothing reads after exp.1, but neg.0 is returned.
+// CHECK-LABEL: hetx.program @rank0
+// CHECK: hetx.buffer 1 "neg.0" activation at 64 :
+// CHECK: hetx.buffer 2 "exp.1" activation at 128 :
+// CHECK: hetx.buffer 3 "exp.2" activation at 192 :
+// CHECK: hetx.return outputs(%b1, %b3 :
+module {
+  func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+    %n = hetg.neg %x : tensor<4xf32>
+    %e = hetg.exp %n : tensor<4xf32>
+    %f = hetg.exp %e : tensor<4xf32>
+    return %n, %f : tensor<4xf32>, tensor<4xf32>
+  }
+}
+
+// -----
+
+// A function that is no train step returns its loss when its single 0-D f32
+// result is named loss.
+// CHECK-LABEL: hetx.program @rank0
+// CHECK: hetx.return %{{.*}} : memref<f32>
+// CHECK-NOT: outputs
+module {
+  func.func @main(%x: tensor<4xf32> {hetg.name = "x"}) -> (tensor<f32> {hetg.name = "loss"}) {
+    %s = hetg.reduce_sum %x <{axes = array<i64: 0>, keep_dims = false}> : tensor<4xf32>
+    return %s : tensor<f32>
+  }
+}

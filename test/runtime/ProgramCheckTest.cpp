@@ -7,6 +7,7 @@
 #include "TestUtil.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace hetc::runtime::test {
 namespace {
@@ -171,6 +172,47 @@ TEST(ProgramCheck, UnsupportedDTypeAndBadLoss) {
   EXPECT_TRUE(isError(create(c), StatusCode::kInvalidArgument,
                       "the loss buffer 3 'matmul.0' is F32[2,3]; it must be "
                       "0-D F32"));
+}
+
+// A forward program: FEED inputs the caller writes, no loss, output buffers.
+TEST(ProgramCheck, FeedInputsAndOutputsWithoutALoss) {
+  ProgramBuilder b(1, 1, 1);
+  int x = b.buffer("x", pkg::F32, {2, 2}, pkg::INPUT, pkg::FEED);
+  int n = b.buffer("n", pkg::I64, {3}, pkg::INPUT, pkg::FEED);
+  int y = b.f32("neg.0", {2, 2});
+  (void)n;
+  b.launch("neg", {x}, {y});
+  b.setLoss(-1);
+  b.program().add_output_buffers(y);
+  exec::LoadedPackage package = b.package();
+  std::unique_ptr<RankExecutor> rank;
+  HETC_ASSERT_OK(RankExecutor::create(package, 0, exec::cpuKernelRegistry(), &rank));
+  EXPECT_EQ(rank->feedBuffers(), (std::vector<int>{x, n}));
+  float *in = rank->buffers().view(x).as<float>();
+  for (int i = 0; i < 4; ++i)
+    in[i] = static_cast<float>(i + 1);
+  HETC_ASSERT_OK(rank->runInstructions());
+  const float *out = rank->buffers().view(y).as<float>();
+  EXPECT_EQ(out[0], -1.0f);
+  EXPECT_EQ(out[3], -4.0f);
+  EXPECT_TRUE(std::isnan(rank->loss()));
+
+  ProgramBuilder bad = b;
+  bad.program().add_output_buffers(7);
+  EXPECT_TRUE(isError(create(bad), StatusCode::kInvalidArgument,
+                      "output buffer 7 is not a buffer of the program"));
+}
+
+// A train step keeps its loss; labels need tokens.
+TEST(ProgramCheck, TrainStepNeedsALossAndTokensBeforeLabels) {
+  ProgramBuilder b = smallProgram();
+  b.setLoss(-1);
+  EXPECT_TRUE(isError(create(b), StatusCode::kInvalidArgument,
+                      "the program reads TOKENS but has no loss buffer"));
+  ProgramBuilder c = smallProgram();
+  c.program().mutable_buffers(1)->set_role(pkg::LABELS);
+  EXPECT_TRUE(isError(create(c), StatusCode::kInvalidArgument,
+                      "0 TOKENS and 1 LABELS input buffers"));
 }
 
 // Every kernel the lowering emits for the fixtures' train steps (SGD and

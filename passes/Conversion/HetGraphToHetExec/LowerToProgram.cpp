@@ -1,8 +1,11 @@
 //===- LowerToProgram.cpp - hetx-lower-to-program -------------------------===//
 //
-// Turns a module holding one single-rank train step (a func.func of hetg ops
-// over ml_program globals) into one hetx.program: every value gets a buffer,
-// every hetg op a launch, and the memory planner places the buffers.
+// Turns a module holding one single-rank function (a train step, or any
+// func.func of hetg ops over ml_program globals) into one hetx.program:
+// every value gets a buffer, every hetg op a launch, and the memory planner
+// places the buffers. Arguments named input_ids/labels are the data
+// loader's TOKENS/LABELS inputs, the others FEED inputs the caller writes;
+// a train step returns its loss, another function output buffers.
 //
 // The lowering is generic: a launch's kernel is the op's name without
 // `hetg.`, its params the op's inherent attributes. Only three ops are
@@ -153,6 +156,7 @@ private:
   // global names: the names' storage is local to analyzeGlobalAccesses.)
   DenseMap<Value, int> inPlaceResults;
   int tokens = -1, labels = -1, loss = -1;
+  SmallVector<int> outputs; // the returned buffers other than the loss
   int numConstants = 0;
 };
 
@@ -259,19 +263,22 @@ LogicalResult ProgramLowering::addArguments() {
     std::string what = "argument " + std::to_string(arg.getArgNumber());
     if (name)
       what += " ('" + name.str() + "')";
-    InputRole role;
-    if (name && name.getValue() == "input_ids") {
+    InputRole role = InputRole::feed;
+    if (name && name.getValue() == "input_ids")
       role = InputRole::tokens;
-    } else if (name && name.getValue() == "labels") {
+    else if (name && name.getValue() == "labels")
       role = InputRole::labels;
-    } else {
-      return step.emitOpError()
-             << what << " is neither input_ids nor labels (its hetg.name); "
-             << "the data loader feeds only those";
-    }
     FailureOr<MemRefType> type = bufferType(arg.getType(), loc, what);
     if (failed(type))
       return failure();
+    if (role == InputRole::feed) {
+      // Written by the caller before the step, under the argument's name.
+      std::string feedName =
+          name ? name.str() : "arg" + std::to_string(arg.getArgNumber());
+      buffers_[arg] = addBuffer({feedName, *type, BufferKind::input, role, -1,
+                                 ElementsAttr(), loc});
+      continue;
+    }
     if (!llvm::isa<IntegerType>(type->getElementType()) ||
         type->getElementType().isInteger(1) || type->getRank() != 2)
       return step.emitOpError()
@@ -285,9 +292,10 @@ LogicalResult ProgramLowering::addArguments() {
                       ElementsAttr(), loc});
     buffers_[arg] = slot;
   }
-  if (tokens < 0)
-    return step.emitOpError("has no argument named input_ids (hetg.name); "
-                            "a train step reads its tokens from one");
+  if (labels >= 0 && tokens < 0)
+    return step.emitOpError("has labels but no argument named input_ids "
+                            "(hetg.name); a train step reads its tokens "
+                            "from one");
   return success();
 }
 
@@ -422,6 +430,26 @@ LogicalResult ProgramLowering::lowerOp(Operation *op) {
     return success();
   }
   if (auto ret = llvm::dyn_cast<func::ReturnOp>(op)) {
+    // A train step (it reads input_ids) returns its loss; another function
+    // returns one loss when its single 0-D f32 result is named loss, and
+    // output buffers otherwise.
+    if (tokens < 0) {
+      auto resultName = ret.getNumOperands() == 1
+                            ? step.getResultAttrOfType<StringAttr>(0, kNameAttr)
+                            : StringAttr();
+      auto type = ret.getNumOperands() == 1
+                      ? llvm::dyn_cast<RankedTensorType>(
+                            ret.getOperand(0).getType())
+                      : RankedTensorType();
+      if (resultName && resultName.getValue() == "loss" && type &&
+          type.getRank() == 0 && type.getElementType().isF32()) {
+        loss = bufferOf(ret.getOperand(0));
+        return success();
+      }
+      for (Value result : ret.getOperands())
+        outputs.push_back(bufferOf(result));
+      return success();
+    }
     if (ret.getNumOperands() != 1)
       return ret.emitOpError("returns ")
              << ret.getNumOperands()
@@ -515,8 +543,11 @@ void ProgramLowering::computeLiveness() {
     for (int buffer : launch.outputs)
       touch(buffer, index);
   }
-  // The runtime reads the loss after the last launch.
-  touch(loss, static_cast<int64_t>(launches.size()));
+  // The runtime reads the loss and the outputs after the last launch.
+  if (loss >= 0)
+    touch(loss, static_cast<int64_t>(launches.size()));
+  for (int output : outputs)
+    touch(output, static_cast<int64_t>(launches.size()));
 }
 
 void ProgramLowering::buildProgram() {
@@ -539,7 +570,8 @@ void ProgramLowering::buildProgram() {
   MLIRContext *context = module.getContext();
   OpBuilder builder(context);
   builder.setInsertionPointToEnd(module.getBody());
-  int64_t samples = buffers[tokens].type.getDimSize(0);
+  // A program without token inputs processes one sample of its feeds.
+  int64_t samples = tokens >= 0 ? buffers[tokens].type.getDimSize(0) : 1;
   auto program = hetx::ProgramOp::create(
       builder, step.getLoc(), builder.getStringAttr("rank0"),
       builder.getI32IntegerAttr(0), builder.getI64IntegerAttr(plan.arenaBytes),
@@ -574,14 +606,18 @@ void ProgramLowering::buildProgram() {
         launch.params && !launch.params.empty() ? launch.params
                                                 : DictionaryAttr());
   }
-  hetx::ReturnOp::create(builder, step.getLoc(), values[loss]);
+  SmallVector<Value> outputValues;
+  for (int output : outputs)
+    outputValues.push_back(values[output]);
+  hetx::ReturnOp::create(builder, step.getLoc(),
+                         loss >= 0 ? values[loss] : Value(), outputValues);
 }
 
 LogicalResult ProgramLowering::run() {
   if (failed(findStep()) || failed(addGlobals()) || failed(addArguments()) ||
       failed(analyzeGlobalAccesses()) || failed(lowerBody()))
     return failure();
-  if (loss < 0)
+  if (loss < 0 && tokens >= 0)
     return step.emitOpError("does not return a loss");
   computeLiveness();
   buildProgram();

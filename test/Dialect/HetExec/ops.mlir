@@ -55,3 +55,31 @@ hetx.program @rank1 attributes {rank = 1 : i32, arena_bytes = 4 : i64,
   %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
   hetx.return %l : memref<f32>
 }
+
+// -----
+
+// A forward program: feed inputs, no loss, output buffers.
+// CHECK-LABEL: hetx.program @rank0
+// CHECK: %[[X:b0]] = hetx.buffer 0 "x" input(feed) at 0 : memref<4xf32>
+// CHECK: %[[N:b1]] = hetx.buffer 1 "neg.0" activation at 64 : memref<4xf32>
+// CHECK: hetx.return outputs(%[[N]], %[[X]] : memref<4xf32>, memref<4xf32>)
+hetx.program @rank0 attributes {rank = 0 : i32, arena_bytes = 80 : i64,
+                                first_sample = 0 : i64, num_samples = 1 : i64} {
+  %x = hetx.buffer 0 "x" input(feed) at 0 : memref<4xf32>
+  %n = hetx.buffer 1 "neg.0" activation at 64 : memref<4xf32>
+  hetx.launch "neg"(%x) -> (%n) : (memref<4xf32>) -> (memref<4xf32>)
+  hetx.return outputs(%n, %x : memref<4xf32>, memref<4xf32>)
+}
+
+// -----
+
+// Both a loss and outputs.
+// CHECK-LABEL: hetx.program @rank0
+// CHECK: hetx.return %{{.*}} : memref<f32> outputs(%{{.*}} : memref<4xf32>)
+hetx.program @rank0 attributes {rank = 0 : i32, arena_bytes = 80 : i64,
+                                first_sample = 0 : i64, num_samples = 1 : i64} {
+  %x = hetx.buffer 0 "x" input(feed) at 0 : memref<4xf32>
+  %l = hetx.buffer 1 "loss" activation at 64 : memref<f32>
+  hetx.launch "reduce_sum"(%x) -> (%l) params {axes = array<i64: 0>, keep_dims = false} : (memref<4xf32>) -> (memref<f32>)
+  hetx.return %l : memref<f32> outputs(%x : memref<4xf32>)
+}
