@@ -206,14 +206,41 @@ def HetgSegment : Pass<"hetg-segment", "mlir::ModuleOp"> {
         segment divided by the batch (0 for the last);
       - `recompute`: whether the segment's activations are to be recomputed
         in the backward pass instead of saved (the `recompute` option).
-        Only recorded: no pass recomputes yet, and the saved-activation
-        numbers do not depend on it.
+        `hetg-recompute` acts on it after `hetg-autodiff`; the
+        saved-activation numbers do not depend on it.
   }];
   let options = [
     ListOption<"recompute", "recompute", "int64_t",
-               "Segments marked for activation recomputation (recorded for "
-               "later passes; nothing recomputes yet)">
+               "Segments marked for activation recomputation (carried out by "
+               "hetg-recompute after hetg-autodiff)">
   ];
+  let dependentDialects = ["::hetc::hetg::HetGraphDialect",
+                           "::mlir::ml_program::MLProgramDialect"];
+}
+
+def HetgRecompute : Pass<"hetg-recompute", "mlir::ModuleOp"> {
+  let summary = "Recompute the activations of flagged segments in the backward pass";
+  let description = [{
+    Runs after `hetg-autodiff` on a function that `hetg-segment` annotated
+    before differentiation: forward ops carry `hetg.segment = N` and the
+    function's `hetg.segments` profile marks some segments
+    `recompute = true`. Ops without `hetg.segment` (other than the
+    terminator) are backward ops.
+
+    Backward ops are visited in program order. Where one reads a value
+    produced in a recompute segment, the producer is cloned right before
+    that backward op, together with the chain of its operands produced in
+    the same segment; the chain stops at block arguments, parameter and
+    global loads, `hetg.constant`s and values of other segments (the
+    segment's boundary input, which stays saved). A value is cloned once:
+    later backward users reuse the clone, which dominates them. Clones
+    carry `hetg.recomputed = N` instead of `hetg.segment`, so CSE does not
+    fold them back into the forward originals. The backward users then read
+    the clones and the forward values die inside the forward pass, so the
+    memory planner frees them early: memory is traded for the forward
+    FLOPs of the recomputed ops. Segments not flagged are left untouched;
+    a function without `hetg.segments` is left as it is.
+  }];
   let dependentDialects = ["::hetc::hetg::HetGraphDialect",
                            "::mlir::ml_program::MLProgramDialect"];
 }

@@ -102,6 +102,13 @@ cl::opt<bool> untieWeights(
              "initializers of equal value; the copies are named NAME.1, "
              "NAME.2, ..."));
 
+cl::opt<std::string> recomputeSegments(
+    "recompute", cl::sub(compileSubcommand), cl::cat(compileCategory),
+    cl::value_desc("all|none|N,M,..."), cl::init("none"),
+    cl::desc("Segments (hetg-segment numbering) whose activations are "
+             "recomputed in the backward pass instead of saved "
+             "(hetg-recompute; default none)"));
+
 constexpr llvm::StringLiteral kPrefix = "hetc compile: ";
 
 void progress(const Twine &line) { llvm::errs() << kPrefix << line << "\n"; }
@@ -123,6 +130,50 @@ LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
     return module.emitError("cannot build the pass pipeline '")
            << pipeline << "': " << errors;
   return pm.run(module);
+}
+
+/// The segment list of `--recompute` N,M,...; nothing for none or all.
+FailureOr<SmallVector<int64_t>> parseRecomputeList(StringRef text) {
+  SmallVector<int64_t> segments;
+  if (text == "none" || text == "all")
+    return segments;
+  SmallVector<StringRef> parts;
+  text.split(parts, ',');
+  for (StringRef part : parts) {
+    int64_t index;
+    if (part.trim().getAsInteger(10, index) || index < 0)
+      return failure();
+    segments.push_back(index);
+  }
+  return segments;
+}
+
+/// The most segments `hetg-segment` found in any function of `module`.
+int64_t countSegments(ModuleOp module) {
+  int64_t count = 0;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (auto segments = func->getAttrOfType<ArrayAttr>("hetg.segments"))
+      count = std::max<int64_t>(count, segments.size());
+  return count;
+}
+
+/// Runs hetg-segment with the `--recompute` flags.
+LogicalResult segmentForRecompute(ModuleOp module,
+                                  SmallVector<int64_t> segments) {
+  if (recomputeSegments == "all") {
+    if (failed(runPipeline(module, "hetg-segment")))
+      return failure();
+    for (int64_t s = 0, e = countSegments(module); s < e; ++s)
+      segments.push_back(s);
+  }
+  std::string pipeline = "hetg-segment";
+  if (!segments.empty()) {
+    pipeline += "{recompute=";
+    for (auto [i, s] : llvm::enumerate(segments))
+      pipeline += (i ? "," : "") + std::to_string(s);
+    pipeline += "}";
+  }
+  return runPipeline(module, pipeline);
 }
 
 bool isTrainStep(ModuleOp module) {
@@ -194,6 +245,14 @@ int runCompile() {
     return usageError("--weight-decay and --clip-norm must be >= 0, --eps > "
                       "0, and --beta1/--beta2 in [0, 1)");
 
+  FailureOr<SmallVector<int64_t>> recomputeList =
+      parseRecomputeList(recomputeSegments);
+  if (failed(recomputeList))
+    return usageError("--recompute must be all, none or a comma-separated "
+                      "list of segment numbers (got '" +
+                      recomputeSegments + "')");
+  bool recompute = recomputeSegments != "none";
+
   static bool passesRegistered = (hetc::registerAllPasses(),
                                   mlir::registerTransformsPasses(), true);
   (void)passesRegistered;
@@ -240,9 +299,19 @@ int runCompile() {
     progress("attach the loss");
     if (failed(runPipeline(module, "hetg-attach-loss")))
       return kExitFailure;
+    if (recompute) {
+      progress("segment the forward graph, recompute " + recomputeSegments);
+      if (failed(segmentForRecompute(module, *recomputeList)))
+        return kExitFailure;
+    }
     progress("differentiate");
     if (failed(runPipeline(module, "hetg-autodiff,cse")))
       return kExitFailure;
+    if (recompute) {
+      progress("recompute the flagged segments' activations");
+      if (failed(runPipeline(module, "hetg-recompute")))
+        return kExitFailure;
+    }
     std::string optimizer;
     llvm::raw_string_ostream os(optimizer);
     os << "hetg-optimizer{optimizer=" << optimizerKind
