@@ -61,6 +61,10 @@ void buildTrainStepPipeline(mlir::OpPassManager &pm,
 /// Registers every pass and pipeline with the global registry.
 void registerAllPasses();
 
+/// Adds every dialect hetc's IR uses: hetg, hetx and the upstream ones they
+/// live among (func, ml_program, tensor).
+void registerAllDialects(mlir::DialectRegistry &registry);
+
 } // namespace hetc
 
 #endif // HETC_PASSES_PASSES_H

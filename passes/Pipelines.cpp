@@ -2,6 +2,13 @@
 
 #include "passes/Passes.h"
 
+#include "dialects/HetExec/HetExec.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -51,6 +58,11 @@ void registerAllPasses() {
       "hetg-train-step",
       "Attach the loss, differentiate it and update the parameters",
       buildTrainStepPipeline);
+}
+
+void registerAllDialects(DialectRegistry &registry) {
+  registry.insert<hetg::HetGraphDialect, hetx::HetExecDialect, func::FuncDialect,
+                  ml_program::MLProgramDialect, tensor::TensorDialect>();
 }
 
 } // namespace hetc

@@ -258,9 +258,7 @@ int runCompile() {
   (void)passesRegistered;
 
   DialectRegistry registry;
-  registry.insert<hetg::HetGraphDialect, hetx::HetExecDialect,
-                  func::FuncDialect, ml_program::MLProgramDialect,
-                  tensor::TensorDialect>();
+  registerAllDialects(registry);
   MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
   UserDiagnosticHandler diagnostics(&context);

@@ -91,8 +91,7 @@ int runImport() {
   }
 
   DialectRegistry registry;
-  registry.insert<hetg::HetGraphDialect, func::FuncDialect,
-                  ml_program::MLProgramDialect, tensor::TensorDialect>();
+  registerAllDialects(registry);
   MLIRContext context(registry);
   UserDiagnosticHandler diagnostics(&context);
 

@@ -219,8 +219,7 @@ int runProfile() {
     return kExitUsage;
   }
   DialectRegistry registry;
-  registry.insert<hetg::HetGraphDialect, func::FuncDialect,
-                  ml_program::MLProgramDialect, tensor::TensorDialect>();
+  registerAllDialects(registry);
   MLIRContext context(registry);
   // Diagnostics name the ONNX node; a dump of the whole function helps no
   // one.
