@@ -29,6 +29,10 @@ const char *statusCodeName(StatusCode code) {
     return "INTERNAL";
   case StatusCode::kUnavailable:
     return "UNAVAILABLE";
+  case StatusCode::kDeadlineExceeded:
+    return "DEADLINE_EXCEEDED";
+  case StatusCode::kAborted:
+    return "ABORTED";
   }
   return "UNKNOWN";
 }

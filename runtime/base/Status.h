@@ -31,6 +31,8 @@ enum class StatusCode {
   kUnimplemented,      // a valid request this build does not support
   kInternal,           // a broken invariant of the runtime itself
   kUnavailable,        // a device or peer that is not reachable
+  kDeadlineExceeded,   // a wait for another rank ran past its timeout
+  kAborted,            // another rank failed and ended the job
 };
 
 // "INVALID_ARGUMENT", ...
