@@ -2,11 +2,15 @@
 """Compare a training run against a reference run (models/reference_train.py): the
 per-step losses and the final parameters, optionally the optimizer state.
 
-    compare_runs.py --reference DIR --candidate DIR [--metrics FILE.jsonl]
+    compare_runs.py --reference DIR [--reference-metrics FILE.jsonl]
+                    --candidate DIR [--metrics FILE.jsonl]
                     --loss-rtol X --param-rtol Y [--param-atol Z]
                     [--state-rtol S [--state-atol A]] [--show N]
 
-Losses: the reference's DIR/losses.json against the candidate's --metrics file (one JSON
+The reference may also be another hetrun run (--save DIR, with its --metrics file as
+--reference-metrics): a distributed run against the single-device run.
+
+Losses: the reference's DIR/losses.json (or --reference-metrics) against the candidate's --metrics file (one JSON
 object per step with `step` and `loss`; steps consecutive, counted from 0 or 1), or else
 the candidate's DIR/losses.json. Per step: error = |cand - ref| / |ref| <= X.
 
@@ -190,6 +194,9 @@ def main(argv=None):
     ap.add_argument("--reference", required=True, help="reference run folder (reference_train.py --out)")
     ap.add_argument("--candidate", required=True, help="candidate run folder (hetrun --save)")
     ap.add_argument("--metrics", help="candidate metrics JSONL (default: candidate/losses.json)")
+    ap.add_argument("--reference-metrics",
+                    help="reference metrics JSONL, for a reference that is a hetrun run "
+                         "(default: reference/losses.json)")
     ap.add_argument("--loss-rtol", type=float, required=True)
     ap.add_argument("--param-rtol", type=float, required=True)
     ap.add_argument("--param-atol", type=float, default=1e-3,
@@ -205,7 +212,10 @@ def main(argv=None):
 
     out, fails = [], []
     try:
-        ref_losses, ref_src = load_losses_json(os.path.join(args.reference, "losses.json"))
+        if args.reference_metrics:
+            ref_losses, ref_src = load_metrics(args.reference_metrics)
+        else:
+            ref_losses, ref_src = load_losses_json(os.path.join(args.reference, "losses.json"))
         if args.metrics:
             cand_losses, cand_src = load_metrics(args.metrics)
         else:

@@ -27,6 +27,8 @@ class LlamaConfig:
 
 CONFIGS = {
     "tiny": LlamaConfig(vocab_size=256, max_pos=64, n_layer=2, n_head=4, d_model=64, d_ffn=176),
+    # Narrow but deep (7 blocks): pipeline tests with uneven layer splits (e.g. 1/4/2).
+    "deep": LlamaConfig(vocab_size=128, max_pos=64, n_layer=7, n_head=2, d_model=24, d_ffn=64),
     # ~0.95B parameters (TinyLlama-like widths, full multi-head attention, 16 layers).
     "1b": LlamaConfig(vocab_size=32000, max_pos=2048, n_layer=16, n_head=16, d_model=2048, d_ffn=5632),
 }

@@ -36,10 +36,25 @@ std::optional<unsigned> findNamedArgument(func::FuncOp func, StringRef name) {
   return std::nullopt;
 }
 
-LogicalResult attachLoss(func::FuncOp func) {
+/// Attaches the loss; `tokens` > 0 divides the summed token loss by it
+/// instead of by this function's own batch * seq (a micro-batch's share of
+/// the mean over the global batch).
+LogicalResult attachLoss(func::FuncOp func, int64_t tokens) {
   TypeRange results = func.getResultTypes();
-  if (results.size() == 1 && isScalarFloat(results.front()))
-    return success(); // The model computes its own loss.
+  if (results.size() == 1 && isScalarFloat(results.front())) {
+    // The model computes its own loss, a mean we cannot rescale safely.
+    auto ids = findNamedArgument(func, "input_ids");
+    auto idsType = ids ? llvm::dyn_cast<RankedTensorType>(
+                             func.getArgument(*ids).getType())
+                       : RankedTensorType();
+    if (tokens > 0 && !(idsType && idsType.hasStaticShape() &&
+                        idsType.getNumElements() == tokens))
+      return func.emitError("@")
+             << func.getName() << " computes its own loss, which cannot be "
+             << "rescaled to a share of a mean over " << tokens
+             << " tokens; export the model with logits as its output";
+    return success();
+  }
   if (results.size() != 1)
     return func.emitError("expected one result, logits [batch, seq, vocab] or "
                           "a scalar loss, but @")
@@ -86,8 +101,21 @@ LogicalResult attachLoss(func::FuncOp func) {
                         terminator->getOperand(0));
   Value flatLabels = ReshapeOp::create(
       builder, loc, labelsType.clone({batch * seq}), func.getArgument(index));
-  Value loss = CrossEntropyOp::create(builder, loc, flatLogits, flatLabels,
-                                      LossReduction::mean, IntegerAttr());
+  Value loss;
+  if (tokens > 0) {
+    Value sum = CrossEntropyOp::create(builder, loc, flatLogits, flatLabels,
+                                       LossReduction::sum, IntegerAttr());
+    auto scalar = llvm::cast<RankedTensorType>(sum.getType());
+    Value scale = ConstantOp::create(
+        builder, loc,
+        DenseElementsAttr::get(
+            scalar, builder.getFloatAttr(scalar.getElementType(),
+                                         1.0 / static_cast<double>(tokens))));
+    loss = MulOp::create(builder, loc, sum, scale);
+  } else {
+    loss = CrossEntropyOp::create(builder, loc, flatLogits, flatLabels,
+                                  LossReduction::mean, IntegerAttr());
+  }
   terminator->setOperands(loss);
   func.setType(
       FunctionType::get(context, func.getArgumentTypes(), {loss.getType()}));
@@ -99,9 +127,11 @@ LogicalResult attachLoss(func::FuncOp func) {
 }
 
 struct HetgAttachLossPass : hetc::impl::HetgAttachLossBase<HetgAttachLossPass> {
+  using HetgAttachLossBase::HetgAttachLossBase;
+
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal() && failed(attachLoss(func)))
+      if (!func.isExternal() && failed(attachLoss(func, tokens)))
         return signalPassFailure();
   }
 };

@@ -27,6 +27,8 @@ using namespace hetc::hetg;
 namespace {
 
 constexpr StringLiteral kGradientOfAttr = "hetg.gradient_of";
+constexpr StringLiteral kSegmentAttr = "hetg.segment";
+constexpr StringLiteral kGradSegmentAttr = "hetg.grad_segment";
 
 bool isFloatTensor(Type type) {
   auto tensor = llvm::dyn_cast<RankedTensorType>(type);
@@ -90,6 +92,17 @@ DenseSet<Value> activeValues(Block &block, const Parameters &parameters,
     if (useful.contains(v))
       active.insert(v);
   return active;
+}
+
+/// Marks the ops created from index `first` on as the backward of segment
+/// `segment` (hetg-segment's numbering), when there is one: the pipeline
+/// partitioner puts them in that segment's stage.
+void markBackwardOf(IntegerAttr segment, ArrayRef<Operation *> created,
+                    size_t first) {
+  if (!segment)
+    return;
+  for (Operation *op : created.drop_front(first))
+    op->setAttr(kGradSegmentAttr, segment);
 }
 
 /// Adds `grad` to the gradient of `value`.
@@ -162,25 +175,44 @@ LogicalResult differentiate(func::FuncOp func, ModuleOp module) {
   DenseMap<Value, Value> grads;
   auto lossType = llvm::cast<RankedTensorType>(loss.getType());
   grads[loss] = buildSplat(builder, loss.getLoc(), lossType, 1.0);
+  auto segmentOf = [](Value value) {
+    Operation *op = value.getDefiningOp();
+    return op ? op->getAttrOfType<IntegerAttr>(kSegmentAttr) : IntegerAttr();
+  };
+  markBackwardOf(segmentOf(loss), created.ops, 0);
   // Walk the forward ops only: the ones built here come after them.
   SmallVector<Operation *> forward;
   for (Operation &op : block.without_terminator())
     forward.push_back(&op);
-  for (Operation *op : llvm::reverse(forward))
+  for (Operation *op : llvm::reverse(forward)) {
+    size_t first = created.ops.size();
     if (failed(backpropagate(op, builder, active, grads)))
       return failure();
+    markBackwardOf(op->getAttrOfType<IntegerAttr>(kSegmentAttr), created.ops,
+                   first);
+  }
 
   SmallVector<Value> results{loss};
   SmallVector<DictionaryAttr> resultAttrs{func.getResultAttrDict(0)};
   MLIRContext *context = func.getContext();
   for (auto &[global, loads] : parameters) {
     Value total;
-    for (ml_program::GlobalLoadConstOp load : loads)
-      if (Value grad = grads.lookup(load.getResult()))
-        total =
-            total
-                ? AddOp::create(builder, load.getLoc(), total, grad).getResult()
-                : grad;
+    for (ml_program::GlobalLoadConstOp load : loads) {
+      Value grad = grads.lookup(load.getResult());
+      if (!grad)
+        continue;
+      if (!total) {
+        total = grad;
+        continue;
+      }
+      size_t first = created.ops.size();
+      total = AddOp::create(builder, load.getLoc(), total, grad);
+      Operation *producer = grad.getDefiningOp();
+      markBackwardOf(producer ? producer->getAttrOfType<IntegerAttr>(
+                                    kGradSegmentAttr)
+                              : IntegerAttr(),
+                     created.ops, first);
+    }
     if (!total) {
       global.emitWarning("the loss of @")
           << func.getName() << " does not depend on parameter @"

@@ -10,7 +10,7 @@
 
 #include "passes/Passes.h"
 
-#include "dialects/HetGraph/Gradients/GradientBuilders.h"
+#include "passes/ParameterUpdate.h"
 
 namespace hetc {
 #define GEN_PASS_DEF_HETGOPTIMIZER
@@ -25,43 +25,11 @@ namespace mlp = mlir::ml_program;
 namespace {
 
 constexpr StringLiteral kGradientOfAttr = "hetg.gradient_of";
-constexpr StringLiteral kStateOfAttr = "hetg.state_of";
-constexpr StringLiteral kStepGlobal = "optimizer.step";
-/// torch.nn.utils.clip_grad_norm_ adds this to the norm before dividing.
-constexpr double kClipEpsilon = 1e-6;
-
-struct Hyperparameters {
-  bool adamw;
-  double lr, weightDecay, beta1, beta2, eps, clipNorm;
-};
-
 /// One gradient result of the training function.
 struct Trained {
   mlp::GlobalOp global;
   Value grad;
 };
-
-/// Creates a zero-initialized mutable global `name` next to `after`.
-FailureOr<mlp::GlobalOp>
-createStateGlobal(OpBuilder &builder, SymbolTable &symbols, Operation *after,
-                  StringRef name, RankedTensorType type, Attribute owner) {
-  if (symbols.lookup(name))
-    return after->emitError("cannot create optimizer state @")
-           << name << ": the name is taken";
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointAfter(after);
-  Attribute zero =
-      llvm::isa<FloatType>(type.getElementType())
-          ? Attribute(builder.getFloatAttr(type.getElementType(), 0.0))
-          : Attribute(builder.getIntegerAttr(type.getElementType(), 0));
-  auto global = mlp::GlobalOp::create(
-      builder, after->getLoc(), name, type, /*is_mutable=*/true,
-      DenseElementsAttr::get(type, zero), builder.getStringAttr("private"));
-  if (owner)
-    global->setAttr(kStateOfAttr, owner);
-  symbols.insert(global);
-  return global;
-}
 
 /// The training function's gradients, checked: the loss first, then only
 /// gradients of distinct float globals of the gradient's type.
@@ -110,7 +78,7 @@ Value loadParameter(OpBuilder &builder, func::FuncOp func,
                                    FlatSymbolRefAttr::get(global));
 }
 
-/// Scales every gradient by min(1, max_norm / (norm + 1e-6)).
+/// Scales every gradient by the clipping coefficient of their global norm.
 FailureOr<SmallVector<Value>> clipGradients(OpBuilder &builder, Location loc,
                                             ArrayRef<Trained> trained,
                                             double maxNorm) {
@@ -127,50 +95,31 @@ FailureOr<SmallVector<Value>> clipGradients(OpBuilder &builder, Location loc,
       return emitError(loc, "clipping needs gradients of one element type");
   Value norm = GlobalNormOp::create(builder, loc,
                                     RankedTensorType::get({}, element), grads);
-  Value denominator = AddOp::create(
-      builder, loc, norm, buildScalar(builder, loc, element, kClipEpsilon));
-  Value ratio = DivOp::create(
-      builder, loc, buildScalar(builder, loc, element, maxNorm), denominator);
-  Value coefficient = MinimumOp::create(
-      builder, loc, ratio, buildScalar(builder, loc, element, 1.0));
+  Value coefficient = buildClipCoefficient(builder, loc, norm, maxNorm);
   for (Value &grad : grads)
     grad = MulOp::create(builder, loc, grad, coefficient);
   return grads;
 }
 
 LogicalResult buildStep(func::FuncOp func, ModuleOp module,
-                        const Hyperparameters &h) {
+                        const OptimizerSettings &settings) {
   SymbolTable symbols(module);
   FailureOr<SmallVector<Trained>> trained = trainedParameters(func, symbols);
   if (failed(trained))
     return failure();
+  SmallVector<mlp::GlobalOp> owners;
+  for (const Trained &t : *trained)
+    owners.push_back(t.global);
+  makeParametersMutable(module, owners);
+
   MLIRContext *context = func.getContext();
-  OpBuilder builder(context);
-
-  // Parameters become mutable; every constant load of one becomes a load.
-  for (Trained &t : *trained) {
-    t.global.setIsMutable(true);
-    SmallVector<mlp::GlobalLoadConstOp> loads;
-    module.walk([&](mlp::GlobalLoadConstOp load) {
-      if (load.getGlobal().getRootReference() == t.global.getSymNameAttr())
-        loads.push_back(load);
-    });
-    for (mlp::GlobalLoadConstOp load : loads) {
-      builder.setInsertionPoint(load);
-      Value replacement = mlp::GlobalLoadOp::create(
-          builder, load.getLoc(), load.getType(), load.getGlobal());
-      load.replaceAllUsesWith(replacement);
-      load.erase();
-    }
-  }
-
   Operation *terminator = func.getBody().front().getTerminator();
   Location loc = terminator->getLoc();
-  builder.setInsertionPoint(terminator);
+  OpBuilder builder(terminator);
   SmallVector<Value> grads;
-  if (h.clipNorm > 0.0) {
+  if (settings.clipNorm > 0.0) {
     FailureOr<SmallVector<Value>> clipped =
-        clipGradients(builder, loc, *trained, h.clipNorm);
+        clipGradients(builder, loc, *trained, settings.clipNorm);
     if (failed(clipped))
       return failure();
     grads = *clipped;
@@ -179,68 +128,22 @@ LogicalResult buildStep(func::FuncOp func, ModuleOp module,
       grads.push_back(t.grad);
   }
 
-  Value step;
-  if (h.adamw) {
-    auto stepType = RankedTensorType::get({}, builder.getI64Type());
-    // The counter goes after the last global, before the functions.
-    Operation *lastGlobal = nullptr;
-    for (auto global : module.getOps<mlp::GlobalOp>())
-      lastGlobal = global;
-    FailureOr<mlp::GlobalOp> counter = createStateGlobal(
-        builder, symbols, lastGlobal ? lastGlobal : &module.getBody()->front(),
-        kStepGlobal, stepType, Attribute());
-    if (failed(counter))
-      return failure();
-    Value previous = mlp::GlobalLoadOp::create(
-        builder, loc, stepType, FlatSymbolRefAttr::get(*counter));
-    Value one = ConstantOp::create(
-        builder, loc,
-        DenseElementsAttr::get(stepType, builder.getI64IntegerAttr(1)));
-    step = AddOp::create(builder, loc, previous, one);
-  }
-
+  ParameterUpdateBuilder updates(module, builder, loc, settings);
+  if (failed(updates.beginStep()))
+    return failure();
   // Stores come last, after every load of the step.
   SmallVector<std::pair<mlp::GlobalOp, Value>> stores;
   for (auto [t, grad] : llvm::zip(*trained, grads)) {
-    auto type = llvm::cast<RankedTensorType>(t.global.getType());
-    double decay = type.getRank() >= 2 ? h.weightDecay : 0.0;
-    Value param = loadParameter(builder, func, t.global);
-    if (!h.adamw) {
-      stores.push_back(
-          {t.global, SgdOp::create(builder, loc, param, grad,
-                                   builder.getF64FloatAttr(h.lr),
-                                   builder.getF64FloatAttr(decay))});
-      continue;
-    }
-    Attribute owner = FlatSymbolRefAttr::get(t.global);
-    FailureOr<mlp::GlobalOp> m = createStateGlobal(
-        builder, symbols, t.global, (t.global.getSymName() + ".adam_m").str(),
-        type, owner);
-    if (failed(m))
+    FailureOr<Value> updated = updates.update(
+        t.global, "", loadParameter(builder, func, t.global), grad);
+    if (failed(updated))
       return failure();
-    FailureOr<mlp::GlobalOp> v = createStateGlobal(
-        builder, symbols, *m, (t.global.getSymName() + ".adam_v").str(), type,
-        owner);
-    if (failed(v))
-      return failure();
-    Value mValue = mlp::GlobalLoadOp::create(builder, loc, type,
-                                             FlatSymbolRefAttr::get(*m));
-    Value vValue = mlp::GlobalLoadOp::create(builder, loc, type,
-                                             FlatSymbolRefAttr::get(*v));
-    auto update = AdamWOp::create(
-        builder, loc, param, grad, mValue, vValue, step,
-        builder.getF64FloatAttr(h.lr), builder.getF64FloatAttr(h.beta1),
-        builder.getF64FloatAttr(h.beta2), builder.getF64FloatAttr(h.eps),
-        builder.getF64FloatAttr(decay));
-    stores.push_back({t.global, update.getNewParam()});
-    stores.push_back({*m, update.getNewExpAvg()});
-    stores.push_back({*v, update.getNewExpAvgSq()});
+    stores.push_back({t.global, *updated});
   }
-  if (step)
-    stores.push_back({symbols.lookup<mlp::GlobalOp>(kStepGlobal), step});
   for (auto [global, value] : stores)
     mlp::GlobalStoreOp::create(builder, loc, FlatSymbolRefAttr::get(global),
                                value);
+  updates.storeState();
 
   // The step returns only the loss.
   DictionaryAttr lossAttrs = func.getResultAttrDict(0);
@@ -262,14 +165,10 @@ struct HetgOptimizerPass : hetc::impl::HetgOptimizerBase<HetgOptimizerPass> {
           << optimizer << "'; expected adamw or sgd";
       return signalPassFailure();
     }
-    if (lr < 0.0 || weightDecay < 0.0 || eps < 0.0 || clipNorm < 0.0 ||
-        !(beta1 >= 0.0 && beta1 < 1.0) || !(beta2 >= 0.0 && beta2 < 1.0)) {
-      module.emitError("hetg-optimizer needs lr, weight-decay, eps and "
-                       "clip-norm >= 0 and betas in [0, 1)");
-      return signalPassFailure();
-    }
-    Hyperparameters h{
+    OptimizerSettings h{
         optimizer == "adamw", lr, weightDecay, beta1, beta2, eps, clipNorm};
+    if (failed(h.verify(module)))
+      return signalPassFailure();
     SmallVector<func::FuncOp> steps;
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isExternal() &&

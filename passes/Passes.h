@@ -3,6 +3,7 @@
 #ifndef HETC_PASSES_PASSES_H
 #define HETC_PASSES_PASSES_H
 
+#include "dialects/HetDist/HetDist.h"
 #include "dialects/HetExec/HetExec.h"
 #include "dialects/HetGraph/HetGraph.h"
 #include "mlir/Pass/Pass.h"

@@ -103,7 +103,18 @@ def HetgAttachLoss : Pass<"hetg-attach-loss", "mlir::ModuleOp"> {
     `hetg.cross_entropy` with mean reduction. A function that already
     returns a single 0-D float (a model that computes its own loss) is left
     as it is. Shapes must be static (run `hetg-specialize` first).
+
+    With `tokens = N` the function is one micro-batch of a larger step:
+    the loss is the token cross-entropy summed over the function's tokens
+    and multiplied by `1 / N` (N = B * T of the global batch), so that the
+    losses and gradients of all micro-batches add up to those of the mean
+    over the global batch.
   }];
+  let options = [
+    Option<"tokens", "tokens", "int64_t", /*default=*/"0",
+           "Tokens of the global batch the summed loss is divided by "
+           "(0: this function's batch * seq, a plain mean)">
+  ];
   let dependentDialects = ["::hetc::hetg::HetGraphDialect"];
 }
 
@@ -124,6 +135,11 @@ def HetgAutodiff : Pass<"hetg-autodiff", "mlir::ModuleOp"> {
     marked `hetg.gradient_of = @global`. A parameter the loss does not
     depend on gets a zero gradient and a warning; an op on the way that is
     not differentiable is an error at that op.
+
+    When `hetg-segment` ran first, every op built for the gradient of a
+    forward op in segment N is marked `hetg.grad_segment = N`: the sums of
+    gradients meeting at a value belong to the segment of the op whose
+    gradient arrived last, and the loss's seed to the loss's segment.
   }];
   let dependentDialects = ["::hetc::hetg::HetGraphDialect"];
 }
@@ -177,8 +193,8 @@ def HetgSegment : Pass<"hetg-segment", "mlir::ModuleOp"> {
     computed from both the inputs and the parameters; values computed from
     the parameters alone (a transposed weight) or the inputs alone (a mask
     from the token ids) are not, since any stage can recompute them. A
-    **cut** is an activation that, right after the op producing it, is the
-    only live activation while more activation ops follow: all data from the
+    **cut** is a non-scalar activation that, right after the op producing
+    it, is the only live activation while more activation ops follow: all data from the
     inputs to the loss flows through it (the residual stream after each
     residual add of a transformer). The cuts split the function into a
     chain of segments:
@@ -245,32 +261,154 @@ def HetgRecompute : Pass<"hetg-recompute", "mlir::ModuleOp"> {
                            "::mlir::ml_program::MLProgramDialect"];
 }
 
-def HetxLowerToProgram : Pass<"hetx-lower-to-program", "mlir::ModuleOp"> {
-  let summary = "Lower a single-rank hetg train step to one hetx.program";
+//===----------------------------------------------------------------------===//
+// Distribution
+//===----------------------------------------------------------------------===//
+
+def HetdPartitionStages : Pass<"hetd-partition-stages", "mlir::ModuleOp"> {
+  let summary = "Cut a differentiated step into per-stage forward and backward functions";
   let description = [{
-    Takes a module holding one train-step `func.func` of static `hetg` ops
-    over `ml_program` globals and replaces it with `hetx.program @rank0`:
+    Runs on a module whose one function is a micro-batch's training step
+    after `hetg-segment` and `hetg-autodiff` (it returns the loss and the
+    parameter gradients; forward ops carry `hetg.segment`, gradient ops
+    `hetg.grad_segment`, recomputed ops `hetg.recomputed`). `stage-starts`
+    lists the first segment of every stage but the first, in increasing
+    order; stage `s` owns the segments from its start to the next one.
+
+    Each stage gets `@stage<s>_forward_mb<m>` and `@stage<s>_backward_mb<m>`
+    (`m`: the micro-batch, dimension 0 of `input_ids`), marked `hetd.stage`,
+    `hetd.phase` and `hetd.micro_batch`, holding the stage's forward and
+    backward ops in program order:
+
+    - the forward takes the activation entering the stage (the cut value
+      leaving the previous stage) and returns the one leaving it, or the
+      loss in the last stage, followed by the values its backward reads
+      (results marked `hetd.role = "saved"`);
+    - the backward takes those saved values and the gradient of the
+      activation leaving the stage, and returns the gradient of the one
+      entering it, followed by the gradients of the stage's parameters
+      (`hetg.gradient_of`);
+    - `input_ids` and `labels` are arguments of whichever functions read
+      them; values computed from the parameters alone or the inputs alone
+      (a transposed weight, a mask) are recomputed by each function that
+      reads them instead of being passed.
+
+    A parameter read by several stages (an embedding tied to the LM head)
+    is loaded by each of them, and each of their backwards returns its
+    partial gradient: the adds joining the partials are not built, the
+    ranks sum them across stages. Any other value crossing stages is an
+    error naming both stages.
+  }];
+  let options = [
+    ListOption<"stageStarts", "stage-starts", "int64_t",
+               "The first segment of each stage after the first">
+  ];
+  let dependentDialects = ["::hetc::hetd::HetDistDialect"];
+}
+
+def HetdBuildRanks : Pass<"hetd-build-ranks", "mlir::ModuleOp"> {
+  let summary = "Write one function per rank that runs the plan's schedule";
+  let description = [{
+    Runs after `hetd-partition-stages` produced the stage functions of every
+    micro-batch size the plan uses. The plan is the JSON file of the `plan`
+    option, else the module's `hetd.plan` string attribute
+    (docs/plan-format.md). Its global schedule (planner/Schedule.h) gives
+    every rank an op list, which becomes `@rank<N>` (marked `hetd.rank`,
+    `hetd.stage`, `hetd.replica`, `hetd.device`, `hetd.samples`):
+
+    - one `input_ids` / `labels` argument pair per micro-batch that the
+      stage reads, marked `hetd.first_sample`;
+    - per schedule op, in order: `hetd.recv` of an activation or gradient
+      slice (tag: 2 * first sample + 1 for gradients), a `func.call` of the
+      stage's forward or backward (the pieces of a micro-batch joined with
+      `hetg.concat`), `hetd.send` of rows of a result;
+    - the parameter gradients summed over the rank's micro-batches;
+    - with one replica, the update of every parameter; with several, the
+      gradients flattened into one vector, `hetd.reduce_scatter` onto the
+      replicas' shards (counts from the shard fractions), the update of the
+      rank's pieces of the parameters (AdamW state `@<p>.adam_m[a:b]` for
+      flat elements [a, b) of parameter p), and `hetd.all_gather` of the
+      updated pieces back into every parameter;
+    - with `"sharding": "full"` (FSDP-style), the parameters stay sharded:
+      a replica keeps only its pieces (`@<p>[a:b]`, initialized from the
+      parameter's data), all-gathers the stage's parameters right before
+      each forward and backward call (the stage functions take them as
+      arguments marked `hetd.parameter`), and reduce-scatters each
+      micro-batch's gradients onto the shards as soon as its backward
+      returns, so full parameters and gradients live only around one call;
+    - with `clip-norm`, the squared norms of every rank's gradient pieces
+      summed over all ranks with `hetd.all_reduce`;
+    - the sum of the rank's micro-batch losses, returned as `loss`, on the
+      last stage's ranks.
+
+    Stage functions become private, so `inline` and `symbol-dce` leave only
+    the rank functions. Optimizer options are those of `hetg-optimizer`.
+  }];
+  let options = [
+    Option<"planFile", "plan", "std::string", /*default=*/"",
+           "Plan JSON file (default: the module's hetd.plan attribute)">,
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
+           "adamw or sgd">,
+    Option<"lr", "lr", "double", /*default=*/"1e-3", "Learning rate">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
+           "Weight decay for parameters of rank >= 2 (decoupled for adamw)">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9",
+           "AdamW decay of the gradient average">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999",
+           "AdamW decay of the squared gradient average">,
+    Option<"eps", "eps", "double", /*default=*/"1e-8",
+           "AdamW term added to the denominator">,
+    Option<"clipNorm", "clip-norm", "double", /*default=*/"0.0",
+           "Clip the global gradient norm to this value (0: no clipping)">
+  ];
+  let dependentDialects = ["::hetc::hetd::HetDistDialect",
+                           "::hetc::hetg::HetGraphDialect",
+                           "::mlir::ml_program::MLProgramDialect"];
+}
+
+def HetxLowerToProgram : Pass<"hetx-lower-to-program", "mlir::ModuleOp"> {
+  let summary = "Lower rank functions, or one train step, to hetx.programs";
+  let description = [{
+    Takes a module of static `hetg` functions over `ml_program` globals and
+    replaces them with `hetx.program`s. When functions are marked
+    `hetd.rank = N`, each becomes `hetx.program @rank<N>`, in rank order,
+    with `stage`, `replica`, `device` and the sample range of its
+    `hetd.stage`, `hetd.replica`, `hetd.device` and `hetd.samples`; every
+    other function is an error (run the inliner and `symbol-dce` first).
+    Otherwise the module holds one function, which becomes `@rank0`.
 
     - every `hetg` op becomes a `hetx.launch` whose kernel is the op name
       without `hetg.` and whose params are the op's inherent attributes;
-      `hetg.reshape` becomes an alias buffer and `hetg.constant` a
-      `constant` buffer holding the value;
-    - immutable float globals and mutable ones with data are `parameter`
-      buffers named by the global (the ONNX initializer name); mutable
-      globals without a value or starting at zero are `optimizer_state`;
-      immutable integer globals are `constant`s;
+      `hetg.reshape`, and a `hetg.slice` whose result is one contiguous
+      byte range of its input (rows of dimension 0, a range of a flat
+      tensor), become views (alias buffers at an offset in the bytes they
+      view); `hetg.constant` becomes a `constant` buffer holding the value;
+    - `hetd` communication becomes the `send` (of a view of the rows sent),
+      `recv`, `all_reduce` (in place, on a copy unless the reduced value is
+      an activation nothing else reads), `reduce_scatter` and `all_gather`
+      kernels, with params `peer` and `tag`, or `group` and `counts`;
+    - the globals a program's function references become its buffers (all
+      of them for a single function): immutable float globals and mutable
+      ones with data are `parameter` buffers named by the global (the ONNX
+      initializer name); mutable globals without a value or starting at
+      zero are `optimizer_state`; immutable integer globals are
+      `constant`s;
     - the arguments named (`hetg.name`) `input_ids` and `labels` are `input`
-      buffers with role `tokens` and `labels`; the returned 0-D f32 is the
-      loss;
+      buffers with role `tokens` and `labels`; a rank function has one pair
+      per micro-batch (or only labels, or none), each with the
+      `first_sample` of its `hetd.first_sample`, and returns its 0-D f32
+      `loss` or nothing; a single train step returns the loss;
     - a `global_store` makes the launch producing the value write the
       global's buffer directly when nothing reads the old value afterwards
       (in-place update), else it becomes a `copy` launch; a load whose value
-      is read after the global is stored copies the old value first.
+      (or a view of it) is read after the global is stored copies the old
+      value first.
 
     Activations live from their first to their last launch; the memory
     planner packs them (largest first, best fit, 64-byte aligned) after the
     persistent buffers, and `arena_bytes` is the peak. Any op that is not a
-    `hetg` op, a global access or `func.return` is an error at that op.
+    `hetg` op, `hetd` communication, a global access or `func.return` is an
+    error at that op.
   }];
   let dependentDialects = ["::hetc::hetx::HetExecDialect"];
 }

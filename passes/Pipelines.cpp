@@ -2,8 +2,10 @@
 
 #include "passes/Passes.h"
 
+#include "dialects/HetDist/HetDist.h"
 #include "dialects/HetExec/HetExec.h"
 
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -61,8 +63,10 @@ void registerAllPasses() {
 }
 
 void registerAllDialects(DialectRegistry &registry) {
-  registry.insert<hetg::HetGraphDialect, hetx::HetExecDialect, func::FuncDialect,
+  registry.insert<hetg::HetGraphDialect, hetd::HetDistDialect,
+                  hetx::HetExecDialect, func::FuncDialect,
                   ml_program::MLProgramDialect, tensor::TensorDialect>();
+  func::registerInlinerExtension(registry);
 }
 
 } // namespace hetc

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/DataDependence.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -46,10 +47,6 @@ bool isStaticTensor(Type type) {
          tensor.getElementType().isIntOrFloat();
 }
 
-bool isParameterLoad(Operation *op) {
-  return llvm::isa<ml_program::GlobalLoadConstOp, ml_program::GlobalLoadOp>(op);
-}
-
 struct SegmentProfile {
   int64_t ops = 0;
   int64_t parameters = 0;
@@ -59,37 +56,6 @@ struct SegmentProfile {
   int64_t savedActivationBytes = 0;
   int64_t boundaryBytes = 0;
   bool recompute = false;
-};
-
-/// Values that depend on a function argument (per-sample data) and values
-/// that depend on a parameter load.
-struct Dependence {
-  DenseSet<Value> onInput, onParameter;
-
-  explicit Dependence(Block &block) {
-    onInput.insert(block.getArguments().begin(), block.getArguments().end());
-    for (Operation &op : block) {
-      bool input = false, parameter = isParameterLoad(&op);
-      for (Value operand : op.getOperands()) {
-        input |= onInput.contains(operand);
-        parameter |= onParameter.contains(operand);
-      }
-      for (Value result : op.getResults()) {
-        if (input)
-          onInput.insert(result);
-        if (parameter)
-          onParameter.insert(result);
-      }
-    }
-  }
-
-  /// Activations: computed from both the inputs and the parameters. Values
-  /// from parameters alone (a transposed weight) or inputs alone (a mask
-  /// built from the token ids) can be recomputed by any stage, since every
-  /// stage has its parameters and the batch's tokens.
-  bool isActivation(Value v) const {
-    return onInput.contains(v) && onParameter.contains(v);
-  }
 };
 
 /// The cut points and segment numbers of one function.
@@ -108,7 +74,14 @@ bool isViewOfLastCut(Value value, ArrayRef<Value> cuts) {
   return reshape && !cuts.empty() && reshape.getInput() == cuts.back();
 }
 
-Segmentation segment(Block &block, const Dependence &dependence) {
+/// A stage boundary passes per-sample activations; a scalar (the summed
+/// loss before its scaling) has no samples to split and ends no segment.
+bool carriesSamples(Value value) {
+  auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
+  return type && type.getRank() > 0;
+}
+
+Segmentation segment(Block &block, const DataDependence &dependence) {
   Segmentation result;
   SmallVector<Operation *> ops;
   for (Operation &op : block.without_terminator())
@@ -151,6 +124,7 @@ Segmentation segment(Block &block, const Dependence &dependence) {
           it != lastUse.end() && it->second == i)
         live.remove(operand);
     if (i < lastActivationOp && live.size() == 1 &&
+        carriesSamples(live.front()) &&
         (result.cuts.empty() || result.cuts.back() != live.front()) &&
         !isViewOfLastCut(live.front(), result.cuts)) {
       result.cuts.push_back(live.front());
@@ -265,7 +239,7 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
     if (failed(checkFunction(func)))
       return failure();
     Block &block = func.getBody().front();
-    Dependence dependence(block);
+    DataDependence dependence(block);
     Segmentation segmentation = segment(block, dependence);
     int64_t numSegments = segmentation.numSegments;
     for (int64_t index : recompute)
@@ -356,7 +330,7 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
   /// the per-sample forward values it reads, to the segment of the forward
   /// op it was built for.
   LogicalResult profileBackward(func::FuncOp func, ModuleOp module,
-                                const Dependence &dependence, int64_t batch,
+                                const DataDependence &dependence, int64_t batch,
                                 MutableArrayRef<SegmentProfile> profiles) {
     MLIRContext *context = func.getContext();
     OpBuilder builder(context);

@@ -40,7 +40,9 @@ enum class ShardingKind {
   /// reduce-scatter, shard update, all-gather of the parameters.
   Optimizer,
   /// Parameters too (FSDP-style): a segment's parameters are all-gathered
-  /// before use and freed after.
+  /// before use and freed after. The gathers and reduce-scatters are
+  /// collectives over the stage's replicas, so the replicas run in lockstep:
+  /// the same number of micro-batches, computed in the same order.
   Full,
 };
 
@@ -90,7 +92,9 @@ llvm::Expected<Plan> readPlanFile(llvm::StringRef path);
 /// `numSegments` segments: segment ranges cover the chain in order without
 /// gaps; each stage's sample ranges partition [0, globalBatch); micro-batches
 /// divide their replica's samples; shard fractions are in [0, 1] and sum to
-/// 1 per stage; no device appears twice; a stated global_batch matches.
+/// 1 per stage; no device appears twice; a stated global_batch matches;
+/// under Full sharding, the replicas of a stage have equally many
+/// micro-batches.
 /// Each violation is one line of the error, naming the stage and replica.
 llvm::Error validatePlan(const Plan &plan, int64_t globalBatch,
                          int64_t numSegments);

@@ -22,6 +22,14 @@
 // global order is topological, so blocking receives with buffered sends
 // cannot deadlock.
 //
+// Under Full sharding every computation is bracketed by collectives over the
+// stage's replicas, which must call them in the same order. The replicas of
+// a stage are then simulated as one gang: each computation (the forward or
+// backward of micro-batch k, each replica its own k-th) starts on all of
+// them at once, when all are free and all their inputs have arrived, and
+// lasts as long as the slowest of them; the choice rules above apply to the
+// gang as a whole.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef HETC_PLANNER_SCHEDULE_H
@@ -80,7 +88,9 @@ std::vector<RankSchedule> buildSchedule(const Plan &plan,
 /// Checks that the schedule's messages match: for every ordered pair of
 /// ranks, the sequence of sends from one equals the sequence of receives on
 /// the other (sample range and direction), and every computation's inputs
-/// are received before it runs. Errors name the pair and the first mismatch.
+/// are received before it runs; under Full sharding, the replicas of each
+/// stage compute the same sequence of forwards and backwards. Errors name
+/// the pair (or the stage and its ranks) and the first mismatch.
 llvm::Error checkScheduleMatches(const Plan &plan,
                                  const std::vector<RankSchedule> &schedule);
 

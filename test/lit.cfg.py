@@ -21,6 +21,11 @@ config.substitutions.append(("%models", os.path.join(config.hetc_src_root, "mode
 config.substitutions.append(("%python", "/usr/bin/python3"))
 
 tool_dirs = [config.hetc_tools_dir, config.llvm_tools_dir]
+# Scripts run from RUN lines (test/e2e/Inputs) call the tools by name.
+llvm_config.with_environment("PATH", config.hetc_tools_dir, append_path=True)
+# One MPI job on this machine, root allowed (CI containers run as root).
+config.substitutions.append(("%mpirun", os.path.join(
+    config.hetc_src_root, "test", "runtime", "comm", "mpirun.sh") + " mpiexec"))
 llvm_config.add_tool_substitutions(["hetc-opt", "hetc", "hetrun", "FileCheck", "not", "count"], tool_dirs)
 
 if os.path.isdir("/usr/share/libonnx-testdata/data/node"):

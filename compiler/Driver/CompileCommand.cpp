@@ -8,6 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Driver/Commands.h"
+#include "compiler/Driver/DeviceMemory.h"
+#include "compiler/Driver/DistributedStep.h"
+#include "compiler/Driver/TrainStep.h"
 #include "compiler/Driver/Diagnostics.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Import/ONNX/ONNXImporter.h"
@@ -109,6 +112,26 @@ cl::opt<std::string> recomputeSegments(
              "recomputed in the backward pass instead of saved "
              "(hetg-recompute; default none)"));
 
+cl::opt<std::string> planPath(
+    "plan", cl::sub(compileSubcommand), cl::cat(compileCategory),
+    cl::value_desc("PLAN.json"),
+    cl::desc("Distribute the step as this plan says: pipeline stages, "
+             "replicas with their sample ranges, micro-batches and state "
+             "shards (docs/plan-format.md)"));
+
+cl::opt<int64_t> numDevices(
+    "devices", cl::sub(compileSubcommand), cl::cat(compileCategory),
+    cl::value_desc("N"), cl::init(1),
+    cl::desc("Without --plan: plain data parallelism over N identical "
+             "devices (default 1)"));
+
+cl::opt<std::string> deviceMemory(
+    "device-memory", cl::sub(compileSubcommand), cl::cat(compileCategory),
+    cl::value_desc("SIZE | DEVICE=SIZE,..."),
+    cl::desc("Memory of every device, or of each named device (e.g. 24GiB, "
+             "80GB, 1073741824); a rank whose planned arena does not fit is "
+             "an error"));
+
 constexpr llvm::StringLiteral kPrefix = "hetc compile: ";
 
 void progress(const Twine &line) { llvm::errs() << kPrefix << line << "\n"; }
@@ -116,20 +139,6 @@ void progress(const Twine &line) { llvm::errs() << kPrefix << line << "\n"; }
 int usageError(const Twine &message) {
   llvm::errs() << kPrefix << message << "\n";
   return kExitUsage;
-}
-
-/// Runs the passes `pipeline` lists (textual pass-list syntax, anchored on
-/// the module) on `module`.
-/// Training passes are looked up by name so the driver does not depend on
-/// which of them a build has.
-LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
-  PassManager pm(module.getContext());
-  std::string errors;
-  llvm::raw_string_ostream errorStream(errors);
-  if (failed(parsePassPipeline(pipeline, pm, errorStream)))
-    return module.emitError("cannot build the pass pipeline '")
-           << pipeline << "': " << errors;
-  return pm.run(module);
 }
 
 /// The segment list of `--recompute` N,M,...; nothing for none or all.
@@ -146,34 +155,6 @@ FailureOr<SmallVector<int64_t>> parseRecomputeList(StringRef text) {
     segments.push_back(index);
   }
   return segments;
-}
-
-/// The most segments `hetg-segment` found in any function of `module`.
-int64_t countSegments(ModuleOp module) {
-  int64_t count = 0;
-  for (auto func : module.getOps<func::FuncOp>())
-    if (auto segments = func->getAttrOfType<ArrayAttr>("hetg.segments"))
-      count = std::max<int64_t>(count, segments.size());
-  return count;
-}
-
-/// Runs hetg-segment with the `--recompute` flags.
-LogicalResult segmentForRecompute(ModuleOp module,
-                                  SmallVector<int64_t> segments) {
-  if (recomputeSegments == "all") {
-    if (failed(runPipeline(module, "hetg-segment")))
-      return failure();
-    for (int64_t s = 0, e = countSegments(module); s < e; ++s)
-      segments.push_back(s);
-  }
-  std::string pipeline = "hetg-segment";
-  if (!segments.empty()) {
-    pipeline += "{recompute=";
-    for (auto [i, s] : llvm::enumerate(segments))
-      pipeline += (i ? "," : "") + std::to_string(s);
-    pipeline += "}";
-  }
-  return runPipeline(module, pipeline);
 }
 
 bool isTrainStep(ModuleOp module) {
@@ -210,6 +191,25 @@ int64_t findVocabSize(ModuleOp module) {
     }
   }
   return 0;
+}
+
+/// A single-device step reads the whole batch: its input_ids must match
+/// --global-batch and --seq.
+LogicalResult checkInputShape(ModuleOp module) {
+  for (auto program : module.getOps<hetx::ProgramOp>()) {
+    auto tokens = llvm::find_if(program.getBuffers(), [](hetx::BufferOp b) {
+      return b.getRole() == hetx::InputRole::tokens && !b.isAlias();
+    });
+    if (tokens == program.getBuffers().end())
+      continue;
+    MemRefType type = (*tokens).getResult().getType();
+    if (type.getDimSize(0) != globalBatch || type.getDimSize(1) != seqLength)
+      return program.emitError("the train step reads input_ids of shape [")
+             << type.getDimSize(0) << ", " << type.getDimSize(1)
+             << "] but --global-batch " << globalBatch.getValue()
+             << " --seq " << seqLength.getValue() << " were given";
+  }
+  return success();
 }
 
 FailureOr<OwningOpRef<ModuleOp>> loadModel(MLIRContext &context) {
@@ -251,7 +251,17 @@ int runCompile() {
     return usageError("--recompute must be all, none or a comma-separated "
                       "list of segment numbers (got '" +
                       recomputeSegments + "')");
-  bool recompute = recomputeSegments != "none";
+  bool distributed = !planPath.empty() || numDevices != 1;
+  if (numDevices < 1 || numDevices > globalBatch)
+    return usageError("--devices must be between 1 and --global-batch (got " +
+                      Twine(numDevices.getValue()) + ")");
+  if (!planPath.empty() && numDevices != 1)
+    return usageError("give --plan or --devices, not both");
+  FailureOr<DeviceMemorySpec> memory = parseDeviceMemory(deviceMemory);
+  if (failed(memory))
+    return usageError("--device-memory must be SIZE or DEVICE=SIZE,... with "
+                      "sizes like 24GiB, 80GB or 1073741824 (got '" +
+                      deviceMemory + "')");
 
   static bool passesRegistered = (hetc::registerAllPasses(),
                                   mlir::registerTransformsPasses(), true);
@@ -263,14 +273,42 @@ int runCompile() {
   context.printOpOnDiagnostic(false);
   UserDiagnosticHandler diagnostics(&context);
 
+  std::optional<planner::Plan> plan;
+  if (!planPath.empty()) {
+    llvm::Expected<planner::Plan> parsed = planner::readPlanFile(planPath);
+    if (!parsed) {
+      llvm::errs() << kPrefix << "error: "
+                   << llvm::toString(parsed.takeError()) << "\n";
+      return kExitFailure;
+    }
+    plan = std::move(*parsed);
+  } else if (numDevices > 1) {
+    plan = planner::dataParallelPlan(numDevices, globalBatch, 0);
+  }
+
   progress("import " + modelPath);
   FailureOr<OwningOpRef<ModuleOp>> loaded = loadModel(context);
   if (failed(loaded))
     return kExitFailure;
-  ModuleOp module = **loaded;
+  OwningOpRef<ModuleOp> owned = std::move(*loaded);
+  ModuleOp module = *owned;
 
   int64_t vocabSize = 0;
+  std::string update;
+  llvm::raw_string_ostream os(update);
+  os << "optimizer=" << optimizerKind
+     << " lr=" << llvm::format("%.17g", learningRate.getValue())
+     << " weight-decay=" << llvm::format("%.17g", weightDecay.getValue())
+     << " beta1=" << llvm::format("%.17g", beta1.getValue())
+     << " beta2=" << llvm::format("%.17g", beta2.getValue())
+     << " eps=" << llvm::format("%.17g", epsilon.getValue())
+     << " clip-norm=" << llvm::format("%.17g", clipNorm.getValue());
   if (isTrainStep(module)) {
+    if (distributed) {
+      llvm::errs() << kPrefix << "error: the input is already a train step; "
+                   << "only a model can be distributed over a plan\n";
+      return kExitFailure;
+    }
     progress("the input is already a train step (it stores globals); "
              "skipping " + Twine(untieWeights ? "untie-weights, " : "") +
              "simplify, attach-loss, autodiff and optimizer");
@@ -278,70 +316,45 @@ int runCompile() {
   } else {
     if (untieWeights) {
       progress("untie shared weights");
-      PassManager untie(&context);
-      untie.addPass(createHetgUntieParameters());
-      if (failed(untie.run(module)))
+      if (failed(runPipeline(module, "hetg-untie-parameters")))
         return kExitFailure;
     }
-    progress("simplify to batch " + Twine(globalBatch.getValue()) + ", sequence " +
-             Twine(seqLength.getValue()));
-    PassManager simplify(&context);
-    SimplifyPipelineOptions options;
-    options.batch = globalBatch;
-    options.seq = seqLength;
-    buildSimplifyPipeline(simplify, options);
-    if (failed(simplify.run(module)))
-      return kExitFailure;
+    if (distributed) {
+      DistributedStepOptions options;
+      options.globalBatch = globalBatch;
+      options.seq = seqLength;
+      options.plan = *plan;
+      options.recompute = recomputeSegments;
+      options.updateOptions = update;
+      FailureOr<OwningOpRef<ModuleOp>> ranks =
+          buildRankSteps(module, options, progress);
+      if (failed(ranks))
+        return kExitFailure;
+      plan = options.plan;
+      owned = std::move(*ranks);
+      module = *owned;
+    } else {
+      GradientStepOptions options;
+      options.batch = globalBatch;
+      options.seq = seqLength;
+      options.recompute = recomputeSegments;
+      if (failed(buildGradientStep(module, options, progress)))
+        return kExitFailure;
+      progress("add the " + optimizerKind + " update");
+      if (failed(runPipeline(module, "hetg-optimizer{" + update +
+                                         "},canonicalize,cse")))
+        return kExitFailure;
+    }
     vocabSize = findVocabSize(module);
-
-    progress("attach the loss");
-    if (failed(runPipeline(module, "hetg-attach-loss")))
-      return kExitFailure;
-    if (recompute) {
-      progress("segment the forward graph, recompute " + recomputeSegments);
-      if (failed(segmentForRecompute(module, *recomputeList)))
-        return kExitFailure;
-    }
-    progress("differentiate");
-    if (failed(runPipeline(module, "hetg-autodiff,cse")))
-      return kExitFailure;
-    if (recompute) {
-      progress("recompute the flagged segments' activations");
-      if (failed(runPipeline(module, "hetg-recompute")))
-        return kExitFailure;
-    }
-    std::string optimizer;
-    llvm::raw_string_ostream os(optimizer);
-    os << "hetg-optimizer{optimizer=" << optimizerKind
-       << " lr=" << llvm::format("%.17g", learningRate.getValue())
-       << " weight-decay=" << llvm::format("%.17g", weightDecay.getValue())
-       << " beta1=" << llvm::format("%.17g", beta1.getValue())
-       << " beta2=" << llvm::format("%.17g", beta2.getValue())
-       << " eps=" << llvm::format("%.17g", epsilon.getValue())
-       << " clip-norm=" << llvm::format("%.17g", clipNorm.getValue())
-       << "},canonicalize,cse";
-    progress("add the " + optimizerKind + " update");
-    if (failed(runPipeline(module, optimizer)))
-      return kExitFailure;
   }
 
-  progress("lower to a hetx program and plan memory");
+  progress("lower to hetx programs and plan memory");
   if (failed(runPipeline(module, "hetx-lower-to-program")))
     return kExitFailure;
-  for (auto program : module.getOps<hetx::ProgramOp>()) {
-    auto tokens = llvm::find_if(program.getBuffers(), [](hetx::BufferOp b) {
-      return b.getRole() == hetx::InputRole::tokens && !b.isAlias();
-    });
-    MemRefType type = (*tokens).getResult().getType();
-    if (type.getDimSize(0) != globalBatch || type.getDimSize(1) != seqLength) {
-      llvm::errs() << kPrefix << "error: the train step reads input_ids of "
-                   << "shape [" << type.getDimSize(0) << ", "
-                   << type.getDimSize(1) << "] but --global-batch "
-                   << globalBatch << " --seq " << seqLength
-                   << " were given\n";
-      return kExitFailure;
-    }
-  }
+  if (!distributed && failed(checkInputShape(module)))
+    return kExitFailure;
+  if (failed(checkDeviceMemory(module, *memory)))
+    return kExitFailure;
 
   progress("write " + outputPath);
   package::ManifestSettings settings;

@@ -1,7 +1,8 @@
 //===- InspectCommand.cpp - hetc inspect ----------------------------------===//
 //
-// Summarizes a package: its manifest, and per rank the sample range, the
-// launches by kernel, the buffers by kind with their bytes, and the arena.
+// Summarizes a package: its manifest and plan, and per rank the sample
+// range, the launches by kernel, the buffers by kind with their bytes, the
+// arena, where the rank runs in the plan and what it communicates.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 #include "runtime/package/Package.h"
 #include "runtime/package/Safetensors.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -42,6 +44,54 @@ const char *kindName(pkg::BufferKind kind) {
   case pkg::ACTIVATION: return "activation";
   default: return "unspecified";
   }
+}
+
+/// Kernels that cross ranks, in the order the summary lists them.
+constexpr const char *kCommunicationKernels[] = {
+    "send", "recv", "all_reduce", "reduce_scatter", "all_gather"};
+
+/// Where the rank runs and the micro-batches it reads from the data loader:
+/// one TOKENS and/or LABELS input each (a middle stage reads none), listed
+/// by their first sample.
+void printPlacement(const pkg::RankInfo &rank, const pkg::Program &program) {
+  std::vector<int64_t> tokens, labels;
+  for (const pkg::Buffer &buffer : program.buffers())
+    if (buffer.alias_of() < 0 && buffer.kind() == pkg::INPUT) {
+      if (buffer.role() == pkg::TOKENS)
+        tokens.push_back(buffer.first_sample());
+      if (buffer.role() == pkg::LABELS)
+        labels.push_back(buffer.first_sample());
+    }
+  std::vector<int64_t> &inputs = tokens.empty() ? labels : tokens;
+  std::sort(inputs.begin(), inputs.end());
+  llvm::outs() << "  placement: stage " << rank.stage() << ", replica "
+               << rank.replica();
+  if (!rank.device().empty())
+    llvm::outs() << ", device " << rank.device();
+  if (rank.device_memory_bytes() > 0)
+    llvm::outs() << ", device memory " << rank.device_memory_bytes()
+                 << " bytes";
+  bool one = inputs.size() == 1;
+  llvm::outs() << ", " << inputs.size()
+               << (one ? " micro-batch input" : " micro-batch inputs");
+  for (auto [index, first] : llvm::enumerate(inputs))
+    llvm::outs() << (index > 0 ? ", " : one ? " at sample " : " at samples ")
+                 << first;
+  llvm::outs() << "\n";
+}
+
+void printCommunication(const pkg::Program &program) {
+  std::map<std::string, int> counts;
+  for (const pkg::Instruction &instruction : program.instructions())
+    ++counts[instruction.kernel()];
+  llvm::outs() << "  communication:";
+  bool any = false;
+  for (const char *kernel : kCommunicationKernels)
+    if (int count = counts[kernel]) {
+      llvm::outs() << " " << kernel << " " << count;
+      any = true;
+    }
+  llvm::outs() << (any ? "\n" : " none\n");
 }
 
 int fail(const std::string &message) {
@@ -81,6 +131,8 @@ int runInspect() {
     llvm::outs() << file << ": " << tensors.size() << " tensors, " << bytes
                  << " bytes\n";
   }
+  if (!manifest.plan_json().empty())
+    llvm::outs() << "plan: " << manifest.plan_json() << "\n";
   llvm::outs() << "ranks: " << manifest.ranks_size() << "\n";
 
   for (const pkg::RankInfo &rank : manifest.ranks()) {
@@ -141,6 +193,8 @@ int runInspect() {
         llvm::outs() << "  output: buffer " << output << " '"
                      << program.buffers(output).name() << "'\n";
     llvm::outs() << "  peak arena: " << program.arena_bytes() << " bytes\n";
+    printPlacement(rank, program);
+    printCommunication(program);
   }
   return kExitSuccess;
 }

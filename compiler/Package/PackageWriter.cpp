@@ -155,23 +155,30 @@ std::string describe(Location loc) {
 struct Tensors {
   std::vector<NamedTensor> list;
   llvm::StringMap<size_t> index;
+  /// The initial value each tensor was written from, by list position.
+  std::vector<ElementsAttr> inits;
 
   LogicalResult add(hetx::BufferOp buffer, pkg::DType dtype) {
+    auto known = index.find(buffer.getName());
+    // Replicas of a stage hold the same global: the same uniqued value.
+    if (known != index.end() && inits[known->second] == buffer.getInitAttr())
+      return success();
     FailureOr<std::vector<uint8_t>> bytes = bytesOf(buffer);
     if (failed(bytes))
       return failure();
+    ArrayRef<int64_t> shape = buffer.getResult().getType().getShape();
     NamedTensor tensor{buffer.getName().str(), safetensorsName(dtype),
-                       std::vector<int64_t>(buffer.getResult().getType().getShape().begin(),
-                                            buffer.getResult().getType().getShape().end()),
+                       std::vector<int64_t>(shape.begin(), shape.end()),
                        std::move(*bytes)};
-    auto [it, inserted] = index.try_emplace(tensor.name, list.size());
-    if (inserted) {
+    if (known == index.end()) {
+      index[tensor.name] = list.size();
       list.push_back(std::move(tensor));
+      inits.push_back(buffer.getInitAttr());
       return success();
     }
-    const NamedTensor &known = list[it->second];
-    if (known.dtype != tensor.dtype || known.shape != tensor.shape ||
-        known.data != tensor.data)
+    const NamedTensor &first = list[known->second];
+    if (first.dtype != tensor.dtype || first.shape != tensor.shape ||
+        first.data != tensor.data)
       return buffer.emitOpError("'")
              << tensor.name
              << "' has another value in another program; names of "
@@ -207,6 +214,10 @@ FailureOr<pkg::Program> convertProgram(hetx::ProgramOp program,
     message->set_kind(static_cast<pkg::BufferKind>(buffer.getKind()));
     if (std::optional<hetx::InputRole> role = buffer.getRole())
       message->set_role(static_cast<pkg::InputRole>(*role));
+    message->set_first_sample(buffer.getFirstSample().value_or(0));
+    if (std::optional<ArrayRef<int64_t>> whole = buffer.getWholeShape())
+      for (int64_t dim : *whole)
+        message->add_whole_shape(dim);
     message->set_alias_of(buffer.getAliasOf() ? ids.lookup(buffer.getAliasOf())
                                               : -1);
     if (buffer.isAlias())
@@ -289,6 +300,7 @@ LogicalResult writeInto(ModuleOp module, const ManifestSettings &settings,
   manifest.set_weights_file(kWeightsFile);
   manifest.set_constants_file(kConstantsFile);
   manifest.set_compiler_version(kCompilerVersion);
+  manifest.set_plan_json(settings.planJson);
   pkg::Optimizer *optimizer = manifest.mutable_optimizer();
   optimizer->set_kind(settings.optimizer.kind);
   optimizer->set_lr(settings.optimizer.lr);
@@ -315,6 +327,13 @@ LogicalResult writeInto(ModuleOp module, const ManifestSettings &settings,
     rank->set_rank(static_cast<int32_t>(index));
     rank->set_program_file(file);
     rank->set_arena_bytes(converted->arena_bytes());
+    rank->set_stage(static_cast<int32_t>(program.getStage()));
+    rank->set_replica(static_cast<int32_t>(program.getReplica()));
+    if (std::optional<StringRef> device = program.getDevice())
+      rank->set_device(device->str());
+    auto memory = settings.deviceMemoryBytes.find(static_cast<int>(index));
+    if (memory != settings.deviceMemoryBytes.end())
+      rank->set_device_memory_bytes(memory->second);
   }
 
   std::string error;

@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
+#include <map>
 #include <string>
 
 namespace hetc::package {
@@ -29,10 +30,16 @@ struct ManifestSettings {
   int64_t seqLen = 0;
   int64_t vocabSize = 0;
   OptimizerSettings optimizer;
+  /// The distribution plan, as JSON; empty without one.
+  std::string planJson;
+  /// By rank: the memory of the device its arena was checked against.
+  /// Ranks not listed get 0 (none given).
+  std::map<int, int64_t> deviceMemoryBytes;
 };
 
 /// Writes `module`'s hetx.programs (one per rank, ranks 0..N-1) to the
-/// package folder `path`. An existing package folder at `path` is replaced;
+/// package folder `path`. A parameter several programs hold (replicas of a
+/// stage) is written once. An existing package folder at `path` is replaced;
 /// anything else there is an error. Errors are emitted as diagnostics.
 mlir::LogicalResult writePackage(mlir::ModuleOp module,
                                  const ManifestSettings &settings,

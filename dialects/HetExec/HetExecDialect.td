@@ -28,7 +28,7 @@ def HetExec_Dialect : Dialect {
 
     Programs map 1:1 onto `Program` in `runtime/package/hetpkg.proto`: a
     buffer's `id` is its index in the program, a launch is an `Instruction`
-    whose kernel is the name of the `hetg` op it came from.
+    whose kernel is the name of the `hetg` or `hetd` op it came from.
   }];
 }
 

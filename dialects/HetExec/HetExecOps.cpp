@@ -61,6 +61,11 @@ LogicalResult ProgramOp::verify() {
     return emitOpError("sample range [")
            << first << ", +" << count
            << ") must be non-negative";
+  auto stage = static_cast<int32_t>(getStage());
+  auto replica = static_cast<int32_t>(getReplica());
+  if (stage < 0 || replica < 0)
+    return emitOpError("stage and replica must be non-negative, got stage ")
+           << stage << ", replica " << replica;
   return success();
 }
 
@@ -77,7 +82,8 @@ LogicalResult ProgramOp::verifyRegions() {
   };
   SmallVector<Extent> persistent;
   llvm::StringMap<BufferOp> loadedByName;
-  BufferOp tokens, labels;
+  int64_t firstSample = getFirstSampleAttr().getInt();
+  int64_t endSample = firstSample + getNumSamplesAttr().getInt();
   for (Operation &op : body) {
     if (llvm::isa<LaunchOp>(op)) {
       seenLaunch = true;
@@ -113,14 +119,15 @@ LogicalResult ProgramOp::verifyRegions() {
                << buffer.getName() << "' of buffer " << it->second.getId()
                << "; parameters and constants are loaded by name";
     }
+    // Each micro-batch's tokens and labels are samples of the rank.
     if (kind == BufferKind::input && *buffer.getRole() != InputRole::feed) {
-      BufferOp &slot =
-          *buffer.getRole() == InputRole::tokens ? tokens : labels;
-      if (slot)
-        return buffer.emitOpError("is a second ")
-               << stringifyInputRole(*buffer.getRole()) << " input (buffer "
-               << slot.getId() << " is the first)";
-      slot = buffer;
+      MemRefType type = buffer.getResult().getType();
+      int64_t begin = buffer.getFirstSample().value_or(0);
+      int64_t end = begin + (type.getRank() == 0 ? 1 : type.getDimSize(0));
+      if (begin < firstSample || end > endSample)
+        return buffer.emitOpError("reads samples [")
+               << begin << ", " << end << "), outside the program's samples ["
+               << firstSample << ", " << endSample << ")";
     }
   }
 
@@ -169,6 +176,29 @@ LogicalResult BufferOp::verify() {
   if (getRole().has_value() != (kind == BufferKind::input))
     return emitOpError("must have a role (tokens, labels or feed) exactly "
                        "when it is an input");
+  if (std::optional<int64_t> firstSample = getFirstSample()) {
+    if (getRole() != InputRole::tokens && getRole() != InputRole::labels)
+      return emitOpError("has a first_sample but is no tokens or labels "
+                         "input");
+    if (*firstSample < 0)
+      return emitOpError("first_sample must be non-negative, got ")
+             << *firstSample;
+    if (getAliasOf())
+      return emitOpError("is an alias and cannot have a first_sample; the "
+                         "data loader fills the buffer it views");
+  }
+
+  if (std::optional<ArrayRef<int64_t>> whole = getWholeShape()) {
+    int64_t wholeElements = 1;
+    for (int64_t dim : *whole)
+      wholeElements *= dim;
+    if (getAliasOf() || !isPersistent() || getType().getRank() != 1 ||
+        llvm::any_of(*whole, [](int64_t dim) { return dim < 0; }) ||
+        getType().getNumElements() > wholeElements)
+      return emitOpError("is a piece of a tensor of shape [")
+             << *whole << "], so it must be a persistent 1-D buffer of at "
+             << "most " << wholeElements << " elements that owns its bytes";
+  }
 
   if (BufferOp target = getAliasOf()
                             ? getAliasOf().getDefiningOp<BufferOp>()
@@ -178,14 +208,13 @@ LogicalResult BufferOp::verify() {
              << target.getId()
              << ", which is itself an alias; alias the buffer that owns the "
                 "bytes";
-    if (target.getByteSize() != getByteSize())
-      return emitOpError("has ")
-             << getByteSize() << " bytes but aliases buffer "
-             << target.getId() << " of " << target.getByteSize() << " bytes";
-    if (target.getOffset() != getOffset())
-      return emitOpError("is at offset ")
-             << offset << " but aliases buffer " << target.getId()
-             << " at offset " << target.getOffset();
+    int64_t targetBegin = target.getOffset();
+    int64_t targetEnd = targetBegin + target.getByteSize();
+    if (offset < targetBegin || offset + getByteSize() > targetEnd)
+      return emitOpError("bytes [")
+             << offset << ", " << offset + getByteSize()
+             << ") lie outside those of buffer " << target.getId() << " ["
+             << targetBegin << ", " << targetEnd << "), which it aliases";
     if (target.getKind() != kind)
       return emitOpError("is a ")
              << stringifyBufferKind(kind) << " buffer but aliases a "

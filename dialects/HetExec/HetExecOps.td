@@ -24,13 +24,17 @@ def HetX_ProgramOp : HetX_Op<"program", [
     that owns bytes lies in
     `[0, arena_bytes)`; persistent buffers (everything but activations)
     never share bytes. The rank processes samples
-    `[first_sample, first_sample + num_samples)` of the global batch.
+    `[first_sample, first_sample + num_samples)` of the global batch, as
+    replica `replica` of pipeline stage `stage` of the plan, on the plan's
+    device `device` (absent when there is no plan); every `tokens` and
+    `labels` input reads samples of that range.
 
     ```mlir
-    hetx.program @rank0 attributes {arena_bytes = 320 : i64,
-        first_sample = 0 : i64, num_samples = 2 : i64, rank = 0 : i32} {
+    hetx.program @rank1 attributes {arena_bytes = 320 : i64,
+        device = "a100", first_sample = 2 : i64, num_samples = 2 : i64,
+        rank = 1 : i32, replica = 1 : i32, stage = 0 : i32} {
       %b0 = hetx.buffer 0 "w" parameter at 0 init dense<1.0> : tensor<4x4xf32> : memref<4x4xf32>
-      %b1 = hetx.buffer 1 "x" input(tokens) at 64 : memref<2x4xi64>
+      %b1 = hetx.buffer 1 "x" input(tokens) at 64 first_sample 2 : memref<2x4xi64>
       %b2 = hetx.buffer 2 "gather.0" activation at 128 : memref<2x4x4xf32>
       %b3 = hetx.buffer 3 "loss" activation at 256 : memref<f32>
       hetx.launch "gather"(%b0, %b1) -> (%b2) params {axis = 0 : i64}
@@ -44,7 +48,10 @@ def HetX_ProgramOp : HetX_Op<"program", [
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, I32Attr:$rank,
                        I64Attr:$arena_bytes, I64Attr:$first_sample,
-                       I64Attr:$num_samples);
+                       I64Attr:$num_samples,
+                       DefaultValuedAttr<I32Attr, "0">:$stage,
+                       DefaultValuedAttr<I32Attr, "0">:$replica,
+                       OptionalAttr<StrAttr>:$device);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;
@@ -70,27 +77,46 @@ def HetX_BufferOp : HetX_Op<"buffer", [
     `constants.safetensors` under `name`), `optimizer_state` starts at zero,
     `input` buffers receive the `tokens` or `labels` of the rank's samples
     from the data loader, or a `feed` the caller writes before the step,
-    and `activation`s live within one step. A buffer with `alias` views the
-    bytes of another buffer of the same byte size (a reshape): it has that
-    buffer's offset and kind and owns nothing.
+    and `activation`s live within one step. A `tokens` or `labels` input
+    holds consecutive samples starting at global sample `first_sample`
+    (0 when absent); a rank reads one pair per micro-batch.
+
+    A buffer with `alias` is a view: it owns no bytes but names a
+    contiguous byte range of the buffer it aliases, at its own absolute
+    `offset` (a reshape views all of the bytes, a slice of rows or of a flat
+    tensor a part of them). It has the kind and role of that buffer, which
+    owns its bytes.
+
+    A persistent buffer that holds one rank's flat piece `NAME[begin:end]`
+    of a tensor sharded over ranks (a parameter or optimizer state of a
+    sharded stage) says `piece of [shape]`: NAME's shape, which checkpoints
+    need to join the pieces of all ranks back into NAME.
 
     ```mlir
     %b0 = hetx.buffer 0 "wte.weight" parameter at 0
         init dense_resource<wte.weight> : tensor<256x64xf32> : memref<256x64xf32>
-    %b1 = hetx.buffer 1 "input_ids" input(tokens) at 65536 : memref<2x16xi64>
+    %b1 = hetx.buffer 1 "input_ids" input(tokens) at 65536 first_sample 4 : memref<2x16xi64>
     %b2 = hetx.buffer 2 "gather.0" activation at 65792 : memref<2x16x64xf32>
     %b3 = hetx.buffer 3 "reshape.1" activation at 65792
         alias %b2 : memref<2x16x64xf32> : memref<32x64xf32>
+    %b4 = hetx.buffer 4 "slice.2" activation at 69888
+        alias %b2 : memref<2x16x64xf32> : memref<1x16x64xf32>
+    %b5 = hetx.buffer 5 "wpe.weight.adam_m[0:96]" optimizer_state at 70144
+        piece of [64, 64] : memref<96xf32>
     ```
   }];
   let arguments = (ins I32Attr:$id, StrAttr:$name, HetX_BufferKind:$kind,
                        OptionalAttr<HetX_InputRole>:$role, I64Attr:$offset,
+                       OptionalAttr<I64Attr>:$first_sample,
                        Optional<HetX_Buffer>:$alias_of,
-                       OptionalAttr<ElementsAttr>:$init);
+                       OptionalAttr<ElementsAttr>:$init,
+                       OptionalAttr<DenseI64ArrayAttr>:$whole_shape);
   let results = (outs HetX_Buffer:$result);
   let assemblyFormat = [{
     $id $name $kind (`(` $role^ `)`)? `at` $offset
+    (`first_sample` $first_sample^)?
     (`alias` $alias_of^ `:` type($alias_of))? (`init` $init^)?
+    (`piece` `of` $whole_shape^)?
     attr-dict `:` type($result)
   }];
   let hasVerifier = 1;
@@ -108,16 +134,24 @@ def HetX_LaunchOp : HetX_Op<"launch", [
     HasParent<"ProgramOp">, AttrSizedOperandSegments]> {
   let summary = "Runs one kernel on buffers";
   let description = [{
-    `kernel` is the name of the `hetg` op the launch comes from, without the
-    dialect prefix, or `copy` (a byte copy between two buffers of one dtype
-    and size); `params` are that op's attributes under their names. The
-    kernel reads `inputs` and writes `outputs`, in the op's operand and
-    result order. An output may be the buffer of an input only where the
-    kernel updates in place (see docs/package-format.md).
+    `kernel` is the name of the `hetg` or `hetd` op the launch comes from,
+    without the dialect prefix, or `copy` (a byte copy between two buffers
+    of one dtype and size); `params` are that op's attributes under their
+    names. The kernel reads `inputs` and writes `outputs`, in the op's
+    operand and result order. An output may be the buffer of an input only
+    where the kernel updates in place (see docs/package-format.md).
+
+    The communication kernels cross ranks: `send(x)` with params `peer` and
+    `tag` (a send of some rows reads a view of them), `recv() -> (y)` with
+    `peer` and `tag`, `all_reduce(y) -> (y)` in place with `group`, and
+    `reduce_scatter(x) -> (y)` and `all_gather(x) -> (y)` with `group` and
+    `counts`.
 
     ```mlir
     hetx.launch "matmul"(%b2, %b4) -> (%b5) params {transpose_rhs}
         : (memref<2x16x64xf32>, memref<256x64xf32>) -> (memref<2x16x256xf32>)
+    hetx.launch "send"(%b6) -> () params {peer = 1 : i64, tag = 0 : i64}
+        : (memref<1x16x64xf32>) -> ()
     ```
   }];
   let arguments = (ins StrAttr:$kernel,

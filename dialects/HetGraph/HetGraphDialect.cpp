@@ -3,6 +3,7 @@
 #include "dialects/HetGraph/HetGraph.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -15,7 +16,19 @@ using namespace hetc::hetg;
 #define GET_ATTRDEF_CLASSES
 #include "dialects/HetGraph/HetGraphAttrs.cpp.inc"
 
+namespace {
+/// hetg ops are pure tensor computations: a pipeline stage's function can
+/// be inlined wherever a rank calls it.
+struct HetGraphInlinerInterface : DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
 void HetGraphDialect::initialize() {
+  addInterfaces<HetGraphInlinerInterface>();
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "dialects/HetGraph/HetGraphAttrs.cpp.inc"

@@ -105,13 +105,12 @@ Status publish(const std::string &staged, const std::string &dir) {
 } // namespace
 
 Status saveCheckpoint(const std::string &dir,
-                      const std::vector<const RankExecutor *> &ranks,
+                      const std::vector<RankTensors> &ranks,
                       const hetc::pkg::Manifest &manifest,
                       const CheckpointInfo &info) {
-  if (ranks.size() != 1)
-    return unimplemented("saving a checkpoint of ", ranks.size(),
-                         " ranks (gathering sharded state) is not supported "
-                         "yet");
+  CheckpointTensors tensors;
+  HETC_RETURN_IF_ERROR(assembleCheckpoint(ranks, &tensors), "cannot save to '",
+                       dir, "'");
   fs::path target = fs::path(dir).lexically_normal();
   if (target.filename().empty())
     target = target.parent_path();
@@ -129,11 +128,10 @@ Status saveCheckpoint(const std::string &dir,
   std::string staged(buffer.data());
 
   auto write = [&]() -> Status {
-    const RankExecutor &rank = *ranks[0];
-    HETC_RETURN_IF_ERROR(writeTensors(staged + "/params.safetensors",
-                                      rank.snapshot(hetc::pkg::PARAMETER)));
+    HETC_RETURN_IF_ERROR(
+        writeTensors(staged + "/params.safetensors", tensors.parameters));
     HETC_RETURN_IF_ERROR(writeTensors(staged + "/optimizer.safetensors",
-                                      rank.snapshot(hetc::pkg::OPTIMIZER_STATE)));
+                                      tensors.optimizerState));
     std::ostringstream json;
     json << "{\"format\": \"hetc-checkpoint\", \"version\": 1, \"step\": "
          << info.step << ", \"package\": " << jsonString(info.packagePath)

@@ -1,11 +1,12 @@
 //===- Checkpoint.h - saving parameters and optimizer state -----*- C++ -*-===//
 //
 // `hetrun --save DIR` writes
-//   DIR/params.safetensors     every PARAMETER buffer by name (the ONNX
+//   DIR/params.safetensors     every parameter by name (the ONNX
 //                              initializer names), with its dtype and shape
-//   DIR/optimizer.safetensors  every OPTIMIZER_STATE buffer by name (AdamW
-//                              moments `<param>.adam_m`/`.adam_v`, the step
-//                              count `optimizer.step`)
+//   DIR/optimizer.safetensors  every optimizer state tensor whole, by name
+//                              (AdamW moments `<param>.adam_m`/`.adam_v` in
+//                              their parameter's shape, the step count
+//                              `optimizer.step`), whatever the sharding
 //   DIR/state.json             {"format": "hetc-checkpoint", "version": 1,
 //                              "step": K, "package": PATH, ...}
 // into a sibling folder DIR.partial-XXXXXX that is renamed into place, so a
@@ -18,7 +19,7 @@
 #ifndef HETC_RUNTIME_EXEC_CHECKPOINT_H
 #define HETC_RUNTIME_EXEC_CHECKPOINT_H
 
-#include "runtime/exec/Executor.h"
+#include "runtime/exec/CheckpointTensors.h"
 
 namespace hetc::runtime::exec {
 
@@ -27,10 +28,10 @@ struct CheckpointInfo {
   std::string packagePath;   // the package the run executed
 };
 
-/// Writes the checkpoint of `ranks` (one rank for now: it holds every
-/// parameter whole) to `dir`.
+/// Writes the checkpoint of the package's ranks (what each holds, in rank
+/// order; assembleCheckpoint joins them) to `dir`.
 Status saveCheckpoint(const std::string &dir,
-                      const std::vector<const RankExecutor *> &ranks,
+                      const std::vector<RankTensors> &ranks,
                       const hetc::pkg::Manifest &manifest,
                       const CheckpointInfo &info);
 

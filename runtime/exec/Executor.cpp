@@ -3,6 +3,7 @@
 #include "runtime/exec/Executor.h"
 #include "runtime/exec/ProgramCheck.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -16,19 +17,17 @@ std::string tensorType(const std::string &dtype, const std::vector<int64_t> &sha
   return dtype + shapeToString(shape);
 }
 
-// Copies the tensor named like `buffer` from `tensors` (a file's contents)
-// into the buffer's bytes.
+// "parameter buffer 3 'w'".
+std::string describeLoaded(const Buffer &buffer) {
+  return std::string(buffer.kind() == hetc::pkg::PARAMETER ? "parameter "
+                                                           : "constant ") +
+         describeBuffer(buffer);
+}
+
+// Copies `tensor` (from `file`) into the bytes of `buffer`, named alike.
 Status loadNamed(const Buffer &buffer, const TensorView &view,
-                 const std::map<std::string, const NamedTensor *> &tensors,
-                 const char *file) {
-  std::string what = std::string(buffer.kind() == hetc::pkg::PARAMETER
-                                     ? "parameter "
-                                     : "constant ") +
-                     describeBuffer(buffer);
-  auto it = tensors.find(buffer.name());
-  if (it == tensors.end())
-    return notFound(file, " has no tensor '", buffer.name(), "' for ", what);
-  const NamedTensor &tensor = *it->second;
+                 const NamedTensor &tensor, const char *file) {
+  std::string what = describeLoaded(buffer);
   std::vector<int64_t> shape(buffer.shape().begin(), buffer.shape().end());
   if (tensor.dtype != packageDTypeName(buffer.dtype()) || tensor.shape != shape)
     return invalidArgument("tensor '", tensor.name, "' in ", file, " is ",
@@ -51,11 +50,63 @@ byName(const std::vector<NamedTensor> &tensors) {
   return map;
 }
 
+// The buffers of `kind` that take a tensor of `file` by name: every owner
+// the file names, and for an owner it does not name, its views that the
+// file names (the parameters of a flat vector). NOT_FOUND for an owner with
+// neither.
+Status buffersNamedIn(const hetc::pkg::Program &program,
+                      hetc::pkg::BufferKind kind,
+                      const std::map<std::string, const NamedTensor *> &tensors,
+                      const char *file, std::vector<int> *ids) {
+  std::vector<bool> loadedViews(program.buffers_size(), false);
+  for (const Buffer &buffer : program.buffers()) {
+    if (buffer.kind() != kind || buffer.alias_of() < 0 ||
+        !tensors.count(buffer.name()) ||
+        tensors.count(program.buffers(buffer.alias_of()).name()))
+      continue;
+    ids->push_back(buffer.id());
+    loadedViews[buffer.alias_of()] = true;
+  }
+  for (const Buffer &buffer : program.buffers()) {
+    if (buffer.kind() != kind || buffer.alias_of() >= 0 ||
+        loadedViews[buffer.id()])
+      continue;
+    if (!tensors.count(buffer.name()))
+      return notFound(file, " has no tensor '", buffer.name(), "' for ",
+                      describeLoaded(buffer));
+    ids->push_back(buffer.id());
+  }
+  std::sort(ids->begin(), ids->end());
+  return okStatus();
+}
+
+// Each optimizer state buffer, or where one has narrower views (the pieces
+// of a flat state vector), those views.
+std::vector<int> stateBuffers(const hetc::pkg::Program &program) {
+  auto narrower = [&](const Buffer &view) {
+    const Buffer &owner = program.buffers(view.alias_of());
+    return view.offset() != owner.offset() ||
+           bufferBytes(view) != bufferBytes(owner);
+  };
+  std::vector<bool> hasNarrowerViews(program.buffers_size(), false);
+  for (const Buffer &buffer : program.buffers())
+    if (buffer.alias_of() >= 0 && narrower(buffer))
+      hasNarrowerViews[buffer.alias_of()] = true;
+  std::vector<int> ids;
+  for (const Buffer &buffer : program.buffers())
+    if (buffer.kind() == hetc::pkg::OPTIMIZER_STATE &&
+        (buffer.alias_of() >= 0 ? narrower(buffer)
+                                : !hasNarrowerViews[buffer.id()]))
+      ids.push_back(buffer.id());
+  return ids;
+}
+
 } // namespace
 
 Status RankExecutor::create(const LoadedPackage &package, int rank,
                             const KernelRegistry &registry,
-                            std::unique_ptr<RankExecutor> *executor) {
+                            std::unique_ptr<RankExecutor> *executor,
+                            comm::Communicator *communicator) {
   if (rank < 0 || rank >= static_cast<int>(package.programs.size()) ||
       rank >= package.manifest.ranks_size())
     return outOfRange("rank ", rank, " is not a rank of the package (",
@@ -64,12 +115,35 @@ Status RankExecutor::create(const LoadedPackage &package, int rank,
   const hetc::pkg::Program &program = package.programs[rank];
   HETC_RETURN_IF_ERROR(
       validateProgram(package.manifest, rank, program, registry), file);
+  int numRanks = package.manifest.ranks_size();
+  if (communicator &&
+      (communicator->rank() != rank || communicator->worldSize() != numRanks))
+    return invalidArgument("rank ", rank, " of a package of ", numRanks,
+                           " ranks was given the communicator of rank ",
+                           communicator->rank(), " of ",
+                           communicator->worldSize());
   std::unique_ptr<RankExecutor> result(new RankExecutor());
   result->package_ = &package;
   result->program_ = &program;
   result->rank_ = rank;
-  for (const hetc::pkg::Instruction &inst : program.instructions())
-    result->kernels_.push_back(registry.find(inst.kernel()));
+  result->communicator_ = communicator;
+  result->commLaunches_.resize(program.instructions_size());
+  for (int i = 0; i < program.instructions_size(); ++i) {
+    const hetc::pkg::Instruction &inst = program.instructions(i);
+    const KernelInfo *kernel = registry.find(inst.kernel());
+    result->kernels_.push_back(kernel);
+    if (kernel->comm == CommKind::kNone)
+      continue;
+    if (!communicator)
+      return failedPrecondition("rank ", rank, ": ", file, ": ",
+                                describeInstruction(i, inst),
+                                " crosses ranks, but the rank has no "
+                                "communicator");
+    HETC_RETURN_IF_ERROR(resolveCommLaunch(program, rank, numRanks, inst,
+                                           kernel->comm,
+                                           &result->commLaunches_[i]),
+                         file, ": ", describeInstruction(i, inst));
+  }
   HETC_RETURN_IF_ERROR(result->initialize(), "rank ", rank);
   *executor = std::move(result);
   return okStatus();
@@ -86,121 +160,134 @@ Status RankExecutor::initialize() {
   std::string constantsFile = package_->manifest.constants_file().empty()
                                   ? "the package (no constants file)"
                                   : package_->manifest.constants_file();
+  HETC_RETURN_IF_ERROR(buffersNamedIn(*program_, hetc::pkg::PARAMETER, weights,
+                                      weightsFile.c_str(), &parameterBuffers_));
+  for (int id : parameterBuffers_) {
+    const Buffer &buffer = program_->buffers(id);
+    HETC_RETURN_IF_ERROR(loadNamed(buffer, buffers_.view(id),
+                                   *weights.at(buffer.name()),
+                                   weightsFile.c_str()));
+  }
+  HETC_RETURN_IF_ERROR(buffersNamedIn(*program_, hetc::pkg::CONSTANT, constants,
+                                      constantsFile.c_str(),
+                                      &constantBuffers_));
+  for (int id : constantBuffers_) {
+    const Buffer &buffer = program_->buffers(id);
+    HETC_RETURN_IF_ERROR(loadNamed(buffer, buffers_.view(id),
+                                   *constants.at(buffer.name()),
+                                   constantsFile.c_str()));
+  }
+  stateBuffers_ = stateBuffers(*program_);
+  int64_t maxRows = 0;
   for (const Buffer &buffer : program_->buffers()) {
     if (buffer.alias_of() >= 0)
-      continue; // loaders skip aliases
+      continue;
     const TensorView &view = buffers_.view(buffer.id());
-    switch (buffer.kind()) {
-    case hetc::pkg::PARAMETER:
-      HETC_RETURN_IF_ERROR(loadNamed(buffer, view, weights, weightsFile.c_str()));
-      break;
-    case hetc::pkg::CONSTANT:
-      HETC_RETURN_IF_ERROR(
-          loadNamed(buffer, view, constants, constantsFile.c_str()));
-      break;
-    case hetc::pkg::OPTIMIZER_STATE:
+    if (buffer.kind() == hetc::pkg::OPTIMIZER_STATE)
       std::memset(view.data, 0, view.byteSize());
-      break;
-    case hetc::pkg::INPUT:
-      if (buffer.role() == hetc::pkg::TOKENS)
-        tokensBuffer_ = buffer.id();
-      else if (buffer.role() == hetc::pkg::LABELS)
-        labelsBuffer_ = buffer.id();
-      else
-        feedBuffers_.push_back(buffer.id());
-      break;
-    default:
-      break;
+    if (buffer.kind() != hetc::pkg::INPUT)
+      continue;
+    if (buffer.role() == hetc::pkg::FEED) {
+      feedBuffers_.push_back(buffer.id());
+      continue;
     }
+    tokenInputs_.push_back(buffer.id());
+    maxRows = std::max(maxRows, buffer.shape(0));
   }
-  int64_t count = program_->num_samples() * package_->manifest.seq_len();
+  int64_t count = maxRows * package_->manifest.seq_len();
   tokens_.assign(static_cast<size_t>(count), 0);
   labels_.assign(static_cast<size_t>(count), 0);
   return okStatus();
 }
 
-int64_t RankExecutor::tokensPerStep() const {
-  return program_->num_samples() * package_->manifest.seq_len();
-}
-
 namespace {
 
-void writeTokens(const std::vector<int64_t> &values, const TensorView &view) {
+void writeTokens(const int64_t *values, int64_t count, const TensorView &view) {
   if (view.dtype == DType::kI64) {
-    std::memcpy(view.data, values.data(), values.size() * sizeof(int64_t));
+    std::memcpy(view.data, values,
+                static_cast<size_t>(count) * sizeof(int64_t));
     return;
   }
   int32_t *out = view.as<int32_t>();
-  for (size_t i = 0; i < values.size(); ++i)
+  for (int64_t i = 0; i < count; ++i)
     out[i] = static_cast<int32_t>(values[i]); // < vocab_size: checked
 }
 
 } // namespace
 
 Status RankExecutor::fillInputs(int64_t step, const TokenLoader &data) {
-  if (tokensBuffer_ < 0 || !feedBuffers_.empty())
+  if (!feedBuffers_.empty())
     return failedPrecondition(
-        "the program ",
-        tokensBuffer_ < 0 ? "reads no TOKENS input"
-                          : "reads FEED input '" +
-                                program_->buffers(feedBuffers_[0]).name() +
-                                "'",
-        "; the data loader fills only TOKENS and LABELS (write FEED inputs "
+        "the program reads FEED input '",
+        program_->buffers(feedBuffers_[0]).name(),
+        "'; the data loader fills only TOKENS and LABELS (write FEED inputs "
         "and call runInstructions)");
+  for (int id : tokenInputs_)
+    HETC_RETURN_IF_ERROR(fillTokenInput(step, data, program_->buffers(id)));
+  return okStatus();
+}
+
+Status RankExecutor::fillTokenInput(int64_t step, const TokenLoader &data,
+                                    const Buffer &buffer) {
   const hetc::pkg::Manifest &manifest = package_->manifest;
   int64_t seqLen = manifest.seq_len(), vocab = manifest.vocab_size();
-  int64_t first = program_->first_sample(), count = program_->num_samples();
-  HETC_RETURN_IF_ERROR(data.fill(step, manifest.global_batch(), first, count,
+  int64_t first = buffer.first_sample(), rows = buffer.shape(0);
+  HETC_RETURN_IF_ERROR(data.fill(step, manifest.global_batch(), first, rows,
                                  seqLen, tokens_.data(), labels_.data()),
                        "step ", step);
   // Sample j reads tokens [start, start + T]: the inputs are positions
-  // 0..T-1 and the last label is position T.
-  for (int64_t j = 0; j < count; ++j) {
-    const int64_t *in = tokens_.data() + j * seqLen;
-    const int64_t *next = labels_.data() + j * seqLen;
-    for (int64_t p = 0; p <= seqLen; ++p) {
-      int64_t id = p < seqLen ? in[p] : next[seqLen - 1];
+  // 0..T-1, the labels positions 1..T.
+  bool labels = buffer.role() == hetc::pkg::LABELS;
+  const int64_t *values = labels ? labels_.data() : tokens_.data();
+  int64_t shift = labels ? 1 : 0;
+  for (int64_t j = 0; j < rows; ++j) {
+    for (int64_t p = 0; p < seqLen; ++p) {
+      int64_t id = values[j * seqLen + p];
       if (id < vocab)
         continue;
       int64_t start = 0;
       HETC_RETURN_IF_ERROR(data.sampleStart(step, manifest.global_batch(),
                                             first + j, seqLen, &start));
       return outOfRange("step ", step, ", sample ", first + j, ", position ",
-                        p, ": token id ", id, " (token ", start + p,
-                        " of data file '", data.path(),
+                        p + shift, ": token id ", id, " (token ",
+                        start + p + shift, " of data file '", data.path(),
                         "') is out of range for the vocabulary size ", vocab,
                         " (is --data-dtype right?)");
     }
   }
-  writeTokens(tokens_, buffers_.view(tokensBuffer_));
-  if (labelsBuffer_ >= 0)
-    writeTokens(labels_, buffers_.view(labelsBuffer_));
+  writeTokens(values, rows * seqLen, buffers_.view(buffer.id()));
   return okStatus();
 }
 
 Status RankExecutor::runInstructions() {
   for (int i = 0; i < program_->instructions_size(); ++i) {
     const hetc::pkg::Instruction &inst = program_->instructions(i);
-    HETC_RETURN_IF_ERROR(kernels_[i]->run(inst, buffers_),
-                         describeInstruction(i, inst));
+    const KernelInfo &kernel = *kernels_[i];
+    HETC_RETURN_IF_ERROR(
+        kernel.comm == CommKind::kNone
+            ? kernel.run(inst, buffers_)
+            : runCommLaunch(commLaunches_[i], inst, buffers_, *communicator_),
+        describeInstruction(i, inst));
   }
   return okStatus();
 }
 
 Status RankExecutor::runStep(int64_t step, const TokenLoader &data,
                              float *loss) {
-  HETC_RETURN_IF_ERROR(fillInputs(step, data), "rank ", rank_);
-  HETC_RETURN_IF_ERROR(runInstructions(), "rank ", rank_, ", step ", step);
+  HETC_RETURN_IF_ERROR(fillInputs(step, data));
+  HETC_RETURN_IF_ERROR(runInstructions(), "step ", step);
   *loss = this->loss();
   return okStatus();
 }
 
 std::vector<NamedTensor>
 RankExecutor::snapshot(hetc::pkg::BufferKind kind) const {
+  const std::vector<int> &ids = kind == hetc::pkg::PARAMETER ? parameterBuffers_
+                                : kind == hetc::pkg::CONSTANT ? constantBuffers_
+                                                              : stateBuffers_;
   std::vector<NamedTensor> tensors;
-  for (const Buffer &buffer : program_->buffers()) {
-    if (buffer.alias_of() >= 0 || buffer.kind() != kind)
-      continue;
+  for (int id : ids) {
+    const Buffer &buffer = program_->buffers(id);
     const TensorView &view = buffers_.view(buffer.id());
     NamedTensor tensor;
     tensor.name = buffer.name();

@@ -3,18 +3,21 @@
 // A package is read once (loadPackage: manifest, programs, initial weights
 // and constants). Each rank gets a RankExecutor: its arena, the views of its
 // buffers, its program validated up front and its kernels resolved. A step
-// fills the INPUT buffers with the rank's samples of that step (the data
-// order of docs/runtime.md), runs the instructions in order and reads the
-// loss. Ranks are independent objects so that ranks can later run as
-// threads of one process, one executor each.
+// fills the TOKENS and LABELS buffers with their samples of that step (the
+// data order of docs/runtime.md), runs the instructions in order (the
+// communication kernels through the rank's Communicator) and reads the
+// rank's share of the loss. Executors share nothing mutable, so ranks run
+// as threads of one process (Job.h) or one per process.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef HETC_RUNTIME_EXEC_EXECUTOR_H
 #define HETC_RUNTIME_EXEC_EXECUTOR_H
 
+#include "runtime/comm/Communicator.h"
 #include "runtime/data/TokenLoader.h"
 #include "runtime/exec/Arena.h"
+#include "runtime/exec/CommKernels.h"
 #include "runtime/exec/KernelRegistry.h"
 #include "runtime/package/Safetensors.h"
 
@@ -43,48 +46,57 @@ class RankExecutor {
 public:
   /// Validates rank `rank`'s program, allocates its arena, loads parameters
   /// and constants by name (their dtype and shape must match the buffer's)
-  /// and zeroes the optimizer state. `package` and `registry` must outlive
-  /// the executor.
+  /// and zeroes the optimizer state. A buffer whose name the weights (or
+  /// constants) do not hold is loaded through its views that they do hold:
+  /// the parameters of a flat vector. The communication
+  /// kernels run through `communicator`, rank `rank` of a world of the
+  /// package's ranks; it may be null for a program without them.
+  /// `package`, `registry` and `communicator` must outlive the executor.
   static Status create(const LoadedPackage &package, int rank,
                        const KernelRegistry &registry,
-                       std::unique_ptr<RankExecutor> *executor);
+                       std::unique_ptr<RankExecutor> *executor,
+                       comm::Communicator *communicator = nullptr);
 
-  /// Writes the TOKENS and LABELS buffers for step `step` (0-based) from
-  /// `data`. OUT_OF_RANGE, naming the step, sample and position, for a
-  /// token id >= the manifest's vocab_size.
+  /// Writes every TOKENS and LABELS buffer for step `step` (0-based) from
+  /// `data`: rows from the buffer's first_sample on. OUT_OF_RANGE, naming
+  /// the step, sample and position, for a token id >= the manifest's
+  /// vocab_size. A program without token inputs has nothing to fill.
   Status fillInputs(int64_t step, const TokenLoader &data);
 
   /// Runs every instruction in order; errors name the instruction.
   Status runInstructions();
 
-  /// fillInputs, runInstructions, then the loss (the 0-D loss buffer).
+  /// fillInputs, runInstructions, then loss(). Errors name the step.
   Status runStep(int64_t step, const TokenLoader &data, float *loss);
 
   int rank() const { return rank_; }
   const hetc::pkg::Program &program() const { return *program_; }
   const BufferTable &buffers() const { return buffers_; }
   BufferTable &buffers() { return buffers_; }
-  /// The loss after a step; NaN for a program without a loss buffer.
+  /// The rank's share of the step's loss (scaled by 1/(B*T): the step's
+  /// loss is the sum over ranks); NaN for a program without a loss buffer.
   float loss() const {
     return program_->loss_buffer() < 0
                ? std::numeric_limits<float>::quiet_NaN()
                : *buffers_.view(program_->loss_buffer()).as<float>();
   }
+  bool hasLoss() const { return program_->loss_buffer() >= 0; }
   /// The ids of the FEED input buffers, which the caller writes before
   /// runInstructions (fillInputs refuses programs that have any).
   const std::vector<int> &feedBuffers() const { return feedBuffers_; }
 
-  /// Tokens this rank processes per step (its samples times seq_len).
-  int64_t tokensPerStep() const;
-
-  /// The non-alias buffers of `kind` as named tensors (copies of their
-  /// current bytes): checkpoints of parameters and optimizer state.
+  /// Copies of the tensors of `kind` as they are now, by name: the
+  /// parameters and constants that were loaded; the optimizer state
+  /// buffers, and where a state buffer has narrower views (the pieces of a
+  /// flat state vector), those views instead. Checkpoints take these.
   std::vector<hetc::package::NamedTensor>
   snapshot(hetc::pkg::BufferKind kind) const;
 
 private:
   RankExecutor() = default;
   Status initialize();
+  Status fillTokenInput(int64_t step, const TokenLoader &data,
+                        const hetc::pkg::Buffer &buffer);
 
   const LoadedPackage *package_ = nullptr;
   const hetc::pkg::Program *program_ = nullptr;
@@ -92,7 +104,11 @@ private:
   Arena arena_;
   BufferTable buffers_;
   std::vector<const KernelInfo *> kernels_; // per instruction
-  int tokensBuffer_ = -1, labelsBuffer_ = -1;
+  std::vector<CommLaunch> commLaunches_;    // per instruction (kNone: compute)
+  comm::Communicator *communicator_ = nullptr;
+  std::vector<int> tokenInputs_; // the TOKENS and LABELS buffers
+  // The buffers holding named tensors (snapshot), by kind.
+  std::vector<int> parameterBuffers_, constantBuffers_, stateBuffers_;
   std::vector<int> feedBuffers_;
   std::vector<int64_t> tokens_, labels_; // loader output, reused each step
 };

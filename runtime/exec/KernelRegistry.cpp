@@ -18,7 +18,7 @@ std::string KernelInfo::operandCountText() const {
 }
 
 Status KernelRegistry::add(KernelInfo info) {
-  if (!info.run)
+  if (!info.run && info.comm == CommKind::kNone)
     return invalidArgument("kernel '", info.name, "' has no adapter");
   std::string name = info.name;
   if (!kernels_.emplace(name, std::move(info)).second)
@@ -46,6 +46,7 @@ const KernelRegistry &cpuKernelRegistry() {
     registerNormKernels(r);
     registerDataMovementKernels(r);
     registerOptimizerKernels(r);
+    registerCommKernels(r);
     return r;
   }();
   return registry;

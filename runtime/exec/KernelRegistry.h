@@ -4,7 +4,9 @@
 // `layer_norm_grad`, `adamw`, ...) plus `copy`. The registry maps each name
 // to what validation needs (operand and result counts, required attributes,
 // which results may be written over which operands) and to an adapter that
-// reads the instruction's attributes and calls runtime/cpu.
+// reads the instruction's attributes and calls runtime/cpu. The kernels that
+// cross ranks (`send`, `recv`, the collectives) have no adapter: the
+// executor runs them through its communicator (CommKernels.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +46,16 @@ struct InPlacePolicy {
   std::vector<std::pair<int, int>> pairs;
 };
 
+/// The kernels that cross ranks (docs/package-format.md, "Communication").
+enum class CommKind {
+  kNone,
+  kSend,
+  kRecv,
+  kAllReduce,
+  kReduceScatter,
+  kAllGather
+};
+
 struct KernelInfo {
   std::string name;
   int minOperands = 0;
@@ -51,6 +63,8 @@ struct KernelInfo {
   int numResults = 1;
   std::vector<AttrSpec> attrs;
   InPlacePolicy inPlace;
+  /// kNone for compute kernels, which have an adapter; the others have none.
+  CommKind comm = CommKind::kNone;
   KernelFn run = nullptr;
 
   /// "2", "2 or 3", "at least 1".
@@ -73,15 +87,18 @@ private:
   std::map<std::string, KernelInfo> kernels_;
 };
 
-/// Every kernel of the CPU backend (built once, then shared read-only).
+/// Every kernel of the CPU backend and the communication kernels (built
+/// once, then shared read-only).
 const KernelRegistry &cpuKernelRegistry();
 
-/// The families, one file each (CpuElementwiseKernels.cpp, ...).
+/// The families, one file each (kernels/ElementwiseKernels.cpp, ...,
+/// CommKernels.cpp).
 void registerElementwiseKernels(KernelRegistry &registry);
 void registerLinalgKernels(KernelRegistry &registry);
 void registerNormKernels(KernelRegistry &registry);
 void registerDataMovementKernels(KernelRegistry &registry);
 void registerOptimizerKernels(KernelRegistry &registry);
+void registerCommKernels(KernelRegistry &registry);
 
 } // namespace hetc::runtime::exec
 

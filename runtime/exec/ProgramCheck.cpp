@@ -1,6 +1,7 @@
 //===- ProgramCheck.cpp ---------------------------------------------------===//
 
 #include "runtime/exec/ProgramCheck.h"
+#include "runtime/exec/CommKernels.h"
 
 #include <algorithm>
 
@@ -57,13 +58,25 @@ Status checkBuffer(const Program &program, int64_t index, int64_t seqLen) {
       return invalidArgument(what, " aliases ", describeBuffer(target),
                              ", itself an alias; aliases point at a buffer "
                              "owning its bytes");
-    if (target.offset() != buffer.offset() || bufferBytes(target) != bytes ||
-        target.kind() != buffer.kind())
-      return invalidArgument(what, " (", packageDTypeName(buffer.dtype()),
-                             shapeOf(buffer), " at ", buffer.offset(),
-                             ") must have the offset, byte size and kind of "
-                             "the buffer it aliases, ",
-                             describeBuffer(target));
+    if (target.kind() != buffer.kind())
+      return invalidArgument(what, " is ", kindName(buffer.kind()),
+                             " but views ", describeBuffer(target), ", ",
+                             kindName(target.kind()),
+                             "; a view has the kind of the buffer it views");
+    // A view may be any slice of the bytes it views: a reshape, a sample
+    // range of an activation, one parameter of a flat vector.
+    int64_t begin = buffer.offset() - target.offset();
+    int64_t targetBytes = bufferBytes(target);
+    if (begin < 0 || targetBytes < 0 || begin > targetBytes - bytes)
+      return invalidArgument(
+          what, " (", bytes, " bytes at offset ", buffer.offset(),
+          ") lies outside the bytes [", target.offset(), ", ",
+          target.offset() + std::max<int64_t>(targetBytes, 0), ") of ",
+          describeBuffer(target), ", which it views");
+    if (begin % static_cast<int64_t>(dtypeSize(dtype)) != 0)
+      return invalidArgument(what, " starts at byte ", begin, " of ",
+                             describeBuffer(target), ", not at a whole ",
+                             packageDTypeName(buffer.dtype()), " element");
     return okStatus();
   }
   if (buffer.alias_of() < -1)
@@ -85,11 +98,17 @@ Status checkBuffer(const Program &program, int64_t index, int64_t seqLen) {
       return invalidArgument(what, " is an input of dtype ",
                              packageDTypeName(buffer.dtype()),
                              "; token inputs are I64 or I32");
-    Shape want = {program.num_samples(), seqLen};
-    if (Shape(buffer.shape().begin(), buffer.shape().end()) != want)
+    if (buffer.shape_size() != 2 || buffer.shape(0) < 1 ||
+        buffer.shape(1) != seqLen)
       return invalidArgument(what, " is an input of shape ", shapeOf(buffer),
-                             "; the rank's samples need ",
-                             shapeToString(want));
+                             "; token inputs are [samples, ", seqLen, "]");
+    // Each micro-batch's inputs are samples of the rank's own range.
+    int64_t first = buffer.first_sample(), end = first + buffer.shape(0);
+    int64_t rankEnd = program.first_sample() + program.num_samples();
+    if (first < program.first_sample() || end > rankEnd)
+      return invalidArgument(what, " holds samples [", first, ", ", end,
+                             "), outside the rank's samples [",
+                             program.first_sample(), ", ", rankEnd, ")");
   }
   return okStatus();
 }
@@ -120,16 +139,14 @@ struct Extent {
   bool overlaps(const Extent &other) const {
     return begin < other.end && other.begin < end;
   }
+  bool operator==(const Extent &other) const {
+    return begin == other.begin && end == other.end;
+  }
 };
 
 Extent extentOf(const Program &program, int id) {
   const Buffer &buffer = program.buffers(id);
   return {buffer.offset(), buffer.offset() + bufferBytes(buffer)};
-}
-
-int rootOf(const Program &program, int id) {
-  int alias = program.buffers(id).alias_of();
-  return alias >= 0 ? alias : id;
 }
 
 bool sameType(const Buffer &a, const Buffer &b) {
@@ -168,34 +185,33 @@ Status checkInstruction(const Program &program, const Instruction &inst,
       return invalidArgument("result ", r, " is ", describeBuffer(out),
                              ", a read-only ", kindName(out.kind()),
                              " buffer");
+    // Buffers conflict by bytes, not by ids: two views of one buffer may
+    // be disjoint slices, and two owners may share bytes across lifetimes.
     Extent outExtent = extentOf(program, inst.results(r));
-    for (int other = 0; other < r; ++other) {
-      if (rootOf(program, inst.results(other)) ==
-              rootOf(program, inst.results(r)) ||
-          extentOf(program, inst.results(other)).overlaps(outExtent))
+    for (int other = 0; other < r; ++other)
+      if (extentOf(program, inst.results(other)).overlaps(outExtent))
         return invalidArgument("results ", other, " and ", r, " (",
                                describeBuffer(out),
                                ") share bytes; every result needs its own "
                                "buffer");
-    }
     for (int o = 0; o < operands; ++o) {
       const Buffer &in = program.buffers(inst.operands(o));
-      if (rootOf(program, inst.operands(o)) == rootOf(program, inst.results(r))) {
-        bool allowed =
-            (info.inPlace.elementwise && sameType(in, out)) ||
-            std::find(info.inPlace.pairs.begin(), info.inPlace.pairs.end(),
-                      std::make_pair(o, r)) != info.inPlace.pairs.end();
-        if (!allowed)
-          return invalidArgument("result ", r, " is operand ", o, " (",
-                                 describeBuffer(out), "), but ", info.name,
-                                 " cannot write that result over that "
-                                 "operand");
+      Extent inExtent = extentOf(program, inst.operands(o));
+      if (!inExtent.overlaps(outExtent))
         continue;
-      }
-      if (extentOf(program, inst.operands(o)).overlaps(outExtent))
+      if (!(inExtent == outExtent))
         return invalidArgument("result ", r, " (", describeBuffer(out),
                                ") shares arena bytes with operand ", o, " (",
                                describeBuffer(in), ")");
+      bool allowed =
+          (info.inPlace.elementwise && sameType(in, out)) ||
+          std::find(info.inPlace.pairs.begin(), info.inPlace.pairs.end(),
+                    std::make_pair(o, r)) != info.inPlace.pairs.end();
+      if (!allowed)
+        return invalidArgument("result ", r, " is operand ", o, " (",
+                               describeBuffer(out), "), but ", info.name,
+                               " cannot write that result over that "
+                               "operand");
     }
   }
   return okStatus();
@@ -250,26 +266,13 @@ Status validateProgram(const hetc::pkg::Manifest &manifest, int rank,
                            ") are not a non-empty range of the global batch "
                            "[0, ",
                            manifest.global_batch(), ")");
-  int tokens = 0, labels = 0;
-  for (int64_t i = 0; i < program.buffers_size(); ++i) {
+  // Any number of TOKENS and LABELS inputs (one pair per micro-batch, none
+  // on a middle pipeline stage), and a loss only where the rank computes
+  // one: whether the package as a whole has a loss is the job's check.
+  for (int64_t i = 0; i < program.buffers_size(); ++i)
     HETC_RETURN_IF_ERROR(checkBuffer(program, i, manifest.seq_len()));
-    const Buffer &buffer = program.buffers(static_cast<int>(i));
-    if (buffer.alias_of() < 0 && buffer.kind() == hetc::pkg::INPUT) {
-      tokens += buffer.role() == hetc::pkg::TOKENS;
-      labels += buffer.role() == hetc::pkg::LABELS;
-    }
-  }
-  // A train step reads one TOKENS input (and at most one LABELS); a forward
-  // function may read only FEED inputs.
-  if (tokens > 1 || labels > 1 || labels > tokens)
-    return invalidArgument("the program has ", tokens, " TOKENS and ", labels,
-                           " LABELS input buffers; it needs at most one of "
-                           "each, and TOKENS with LABELS");
   HETC_RETURN_IF_ERROR(checkPersistentOverlap(program));
   int loss = program.loss_buffer();
-  if (loss == -1 && tokens == 1)
-    return invalidArgument("the program reads TOKENS but has no loss buffer; "
-                           "a train step computes a loss");
   if (loss < -1 || loss >= program.buffers_size())
     return invalidArgument("the loss buffer ", loss,
                            " is not a buffer of the program");
@@ -295,6 +298,12 @@ Status validateProgram(const hetc::pkg::Manifest &manifest, int rank,
       return unimplemented(describeInstruction(i, inst), ": unknown kernel '",
                            inst.kernel(), "'");
     HETC_RETURN_IF_ERROR(checkInstruction(program, inst, *info),
+                         describeInstruction(i, inst));
+    if (info->comm == CommKind::kNone)
+      continue;
+    CommLaunch launch;
+    HETC_RETURN_IF_ERROR(resolveCommLaunch(program, rank, manifest.ranks_size(),
+                                           inst, info->comm, &launch),
                          describeInstruction(i, inst));
   }
   return okStatus();

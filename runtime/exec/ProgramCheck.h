@@ -4,10 +4,11 @@
 // buffer or the instruction (and its `location`). validateManifest checks
 // the manifest's numbers; validateProgram checks one rank's program against
 // the format's rules (docs/package-format.md) and the kernel registry:
-// buffer ids and extents, aliases, input buffers, the loss buffer, every
-// kernel known with the right operand and result counts and attributes, and
-// no result sharing bytes with an operand or another result except where
-// the kernel updates in place.
+// buffer ids and extents, views, token inputs inside the rank's samples,
+// the loss buffer, every kernel known with the right operand and result
+// counts and attributes, no result sharing bytes with an operand or another
+// result except where the kernel updates in place, and the peers, groups
+// and counts of the communication kernels.
 //
 //===----------------------------------------------------------------------===//
 

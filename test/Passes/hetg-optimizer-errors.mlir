@@ -3,7 +3,7 @@
 // RUN: not hetc-opt %s --split-input-file --hetg-optimizer="beta2=1.0" 2>&1 | FileCheck %s --check-prefix=HYPER
 
 // UNKNOWN: unknown optimizer 'adam'; expected adamw or sgd
-// HYPER: hetg-optimizer needs lr, weight-decay, eps and clip-norm >= 0 and betas in [0, 1)
+// HYPER: the optimizer needs lr, weight-decay, eps and clip-norm >= 0 and betas in [0, 1)
 
 // expected-error @+1 {{no function returns gradients (hetg.gradient_of); run hetg-autodiff first}}
 module {

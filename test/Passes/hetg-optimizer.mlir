@@ -31,9 +31,9 @@ ml_program.global private @b(dense<0.1> : tensor<2xf32>) : tensor<2xf32>
 // Vectors get no weight decay.
 // ADAMW: %[[BP1:.*]], %[[BM1:.*]], %[[BV1:.*]] = hetg.adamw %[[B]], %[[GB]], %{{.*}}, %{{.*}}, %[[T]] <{lr = 1.000000e-02 : f64, weight_decay = 0.000000e+00 : f64}> : tensor<2xf32>, tensor<i64>
 // ADAMW: ml_program.global_store @w = %[[WP1]] : tensor<3x2xf32>
+// ADAMW: ml_program.global_store @b = %[[BP1]] : tensor<2xf32>
 // ADAMW: ml_program.global_store @w.adam_m = %[[WM1]] : tensor<3x2xf32>
 // ADAMW: ml_program.global_store @w.adam_v = %[[WV1]] : tensor<3x2xf32>
-// ADAMW: ml_program.global_store @b = %[[BP1]] : tensor<2xf32>
 // ADAMW: ml_program.global_store @b.adam_m = %[[BM1]] : tensor<2xf32>
 // ADAMW: ml_program.global_store @b.adam_v = %[[BV1]] : tensor<2xf32>
 // ADAMW: ml_program.global_store @optimizer.step = %[[T]] : tensor<i64>

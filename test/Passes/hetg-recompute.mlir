@@ -22,7 +22,7 @@ ml_program.global private @w1(dense<0.25> : tensor<3x2xf32>) : tensor<3x2xf32>
 // CHECK: %[[T1:.*]] = hetg.tanh %[[H1]] {{.*}}hetg.segment = 1
 // CHECK: %[[LOSS:.*]] = hetg.reduce_sum %[[T1]] {{.*}}hetg.segment = 1
 // The forward ends; the backward starts with the seed.
-// CHECK: hetg.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: hetg.constant {hetg.grad_segment = 1 : i64} dense<1.000000e+00> : tensor<f32>
 // CHECK-NOT: hetg.segment
 // CHECK: %[[RH1:.*]] = hetg.matmul %[[T0]], %[[W1]] {hetg.recomputed = 1 : i64}
 // CHECK-NEXT: %[[RT1:.*]] = hetg.tanh %[[RH1]] {hetg.recomputed = 1 : i64}
@@ -36,7 +36,7 @@ ml_program.global private @w1(dense<0.25> : tensor<3x2xf32>) : tensor<3x2xf32>
 // NOUSE-LABEL: func.func @two_segments
 // NOUSE: %[[H1:.*]] = hetg.matmul {{.*}}hetg.segment = 1
 // NOUSE: %[[T1:.*]] = hetg.tanh %[[H1]] {{.*}}hetg.segment = 1
-// NOUSE: hetg.constant dense<1.000000e+00> : tensor<f32>
+// NOUSE: hetg.constant {hetg.grad_segment = 1 : i64} dense<1.000000e+00> : tensor<f32>
 // NOUSE-NOT: %[[H1]]{{[^0-9]}}
 // NOUSE-NOT: %[[T1]]{{[^0-9]}}
 // NOUSE: return
@@ -44,7 +44,7 @@ ml_program.global private @w1(dense<0.25> : tensor<3x2xf32>) : tensor<3x2xf32>
 // Without the pass, the backward reads the forward %t1 directly.
 // SAVED-LABEL: func.func @two_segments
 // SAVED: %[[T1:.*]] = hetg.tanh {{.*}}hetg.segment = 1
-// SAVED: hetg.constant dense<1.000000e+00> : tensor<f32>
+// SAVED: hetg.constant {hetg.grad_segment = 1 : i64} dense<1.000000e+00> : tensor<f32>
 // SAVED: hetg.mul %[[T1]], %[[T1]]
 // SAVED-NOT: hetg.recomputed
 func.func @two_segments(%x: tensor<4x3xf32>) -> tensor<f32> attributes {hetg.segments = [{index = 0 : i64, recompute = false}, {index = 1 : i64, recompute = true}]} {
@@ -71,7 +71,7 @@ ml_program.global private @w1(dense<0.25> : tensor<3x2xf32>) : tensor<3x2xf32>
 // CHECK: %[[W0:.*]] = ml_program.global_load_const @w0
 // CHECK: %[[T0:.*]] = hetg.tanh {{.*}}hetg.segment = 0
 // CHECK: %[[T1:.*]] = hetg.tanh {{.*}}hetg.segment = 1
-// CHECK: hetg.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: hetg.constant {hetg.grad_segment = 1 : i64} dense<1.000000e+00> : tensor<f32>
 // CHECK: hetg.mul %[[T1]], %[[T1]]
 // CHECK-NOT: hetg.recomputed = 1
 // CHECK-NOT: ml_program.global_load_const {{.*}}hetg.recomputed
@@ -84,7 +84,7 @@ ml_program.global private @w1(dense<0.25> : tensor<3x2xf32>) : tensor<3x2xf32>
 // NOUSE-LABEL: func.func @first_flagged
 // NOUSE: %[[H0:.*]] = hetg.matmul {{.*}}hetg.segment = 0
 // NOUSE: %[[T0:.*]] = hetg.tanh %[[H0]] {{.*}}hetg.segment = 0
-// NOUSE: hetg.constant dense<1.000000e+00> : tensor<f32>
+// NOUSE: hetg.constant {hetg.grad_segment = 1 : i64} dense<1.000000e+00> : tensor<f32>
 // NOUSE-NOT: %[[H0]]{{[^0-9]}}
 // NOUSE-NOT: %[[T0]]{{[^0-9]}}
 // NOUSE: return

@@ -3,7 +3,7 @@
 // An op the lowering cannot turn into a launch is an error at that op.
 module {
   func.func @main(%ids: tensor<1x2xi64> {hetg.name = "input_ids"}) -> tensor<f32> {
-    // expected-error @+1 {{'tensor.empty' op cannot be lowered into a hetx program; only hetg ops, ml_program global accesses and func.return can}}
+    // expected-error @+1 {{'tensor.empty' op cannot be lowered into a hetx program; only hetg ops, hetd communication, ml_program global accesses and func.return can}}
     %e = tensor.empty() : tensor<f32>
     return %e : tensor<f32>
   }
@@ -18,7 +18,7 @@ module {
     %c = hetg.constant dense<1.0> : tensor<f32>
     return %c : tensor<f32>
   }
-  // expected-error @+1 {{'func.func' op is a second function; hetx-lower-to-program lowers a module holding one train-step function}}
+  // expected-error @+1 {{'func.func' op is a second function; hetx-lower-to-program lowers a module holding one train-step function or rank functions (hetd.rank)}}
   func.func @other() {
     return
   }
@@ -116,5 +116,162 @@ module {
     %c = hetg.constant dense<1> : tensor<2xi16>
     %d = hetg.constant dense<1.0> : tensor<f32>
     return %d : tensor<f32>
+  }
+}
+
+// -----
+
+// The module holds globals and functions only, and at least one function
+// with a body.
+module {
+  // expected-error @+1 {{'hetx.program' op cannot be lowered into a hetx program; the module may hold only ml_program globals and func.funcs}}
+  hetx.program @rank0 attributes {rank = 0 : i32, arena_bytes = 4 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+    %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+    hetx.return %l : memref<f32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{the module has no function to lower}}
+module {
+  ml_program.global private @w(dense<1.0> : tensor<2xf32>) : tensor<2xf32>
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{'func.func' op is only a declaration; a program lowers a function with a body}}
+  func.func private @main(tensor<1x2xi64>) -> tensor<f32>
+}
+
+// -----
+
+// A program is straight-line code.
+module {
+  // expected-error @+1 {{'func.func' op must have a single block to lower into a straight-line program}}
+  func.func @main(%ids: tensor<1x2xi64> {hetg.name = "input_ids"}) -> tensor<f32> {
+    %c = hetg.constant dense<1.0> : tensor<f32>
+    cf.br ^next
+  ^next:
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+// A train step reads one batch of tokens and labels.
+module {
+  // expected-error @+1 {{'func.func' op argument 1 ('input_ids') repeats the input 'input_ids'}}
+  func.func @main(%ids: tensor<1x2xi64> {hetg.name = "input_ids"}, %more: tensor<1x2xi64> {hetg.name = "input_ids"}) -> tensor<f32> {
+    %c = hetg.constant dense<1.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+// Once functions are marked with ranks, every function must be one: the
+// stage functions they call are inlined and dropped first.
+module {
+  func.func @rank0() attributes {hetd.rank = 0 : i64, hetd.samples = array<i64: 0, 1>} {
+    func.call @stage0_forward() : () -> ()
+    return
+  }
+  // expected-error @+1 {{'func.func' op is not a rank function (no hetd.rank) in a module of rank functions; run the inliner and symbol-dce first}}
+  func.func private @stage0_forward() {
+    return
+  }
+}
+
+// -----
+
+module {
+  // expected-note @+1 {{the first function of that rank is here}}
+  func.func @a() attributes {hetd.rank = 1 : i64, hetd.samples = array<i64: 0, 1>} {
+    return
+  }
+  // expected-error @+1 {{'func.func' op is a second function of rank 1}}
+  func.func @b() attributes {hetd.rank = 1 : i64, hetd.samples = array<i64: 0, 1>} {
+    return
+  }
+}
+
+// -----
+
+// The placement attributes have their types.
+module {
+  // expected-error @+1 {{'func.func' op hetd.rank must be a non-negative 32-bit integer, got -1 : i64}}
+  func.func @a() attributes {hetd.rank = -1 : i64, hetd.samples = array<i64: 0, 1>} {
+    return
+  }
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{'func.func' op hetd.replica must be a non-negative 32-bit integer, got "one"}}
+  func.func @a() attributes {hetd.rank = 0 : i64, hetd.replica = "one", hetd.samples = array<i64: 0, 1>} {
+    return
+  }
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{'func.func' op hetd.device must be a string, got 3 : i64}}
+  func.func @a() attributes {hetd.rank = 0 : i64, hetd.device = 3 : i64, hetd.samples = array<i64: 0, 1>} {
+    return
+  }
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{'func.func' op needs hetd.samples = array<i64: first, end> with 0 <= first <= end: the rank's samples of the global batch}}
+  func.func @a() attributes {hetd.rank = 0 : i64} {
+    return
+  }
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{'func.func' op needs hetd.samples = array<i64: first, end> with 0 <= first <= end: the rank's samples of the global batch}}
+  func.func @a() attributes {hetd.rank = 0 : i64, hetd.samples = array<i64: 2, 1>} {
+    return
+  }
+}
+
+// -----
+
+// A rank's micro-batches are samples of its range.
+module {
+  // expected-error @+1 {{'func.func' op argument 1 ('labels') holds samples [3, 5) (hetd.first_sample), outside the rank's samples [2, 4) (hetd.samples)}}
+  func.func @a(%ids: tensor<2x3xi64> {hetg.name = "input_ids", hetd.first_sample = 2 : i64},
+               %labels: tensor<2x3xi64> {hetg.name = "labels", hetd.first_sample = 3 : i64})
+      attributes {hetd.rank = 0 : i64, hetd.samples = array<i64: 2, 4>} {
+    return
+  }
+}
+
+// -----
+
+// A rank function returns its loss or nothing.
+module {
+  func.func @a(%x: tensor<2xf32> {hetg.name = "x"}) -> tensor<2xf32>
+      attributes {hetd.rank = 0 : i64, hetd.samples = array<i64: 0, 1>} {
+    // expected-error @+1 {{'func.return' op returns 'tensor<2xf32>'; a rank function returns its loss (one tensor<f32> result named loss) or nothing}}
+    return %x : tensor<2xf32>
+  }
+}
+
+// -----
+
+module {
+  func.func @a(%x: tensor<f32> {hetg.name = "x"}) -> tensor<f32>
+      attributes {hetd.rank = 0 : i64, hetd.samples = array<i64: 0, 1>} {
+    // expected-error @+1 {{'func.return' op returns 'tensor<f32>'; a rank function returns its loss (one tensor<f32> result named loss) or nothing}}
+    return %x : tensor<f32>
   }
 }

@@ -286,3 +286,231 @@ module {
     return %s : tensor<f32>
   }
 }
+
+// -----
+
+// Rank functions (hetd.rank) become one program each, in rank order, with
+// the globals each function references and the placement of its hetd
+// attributes. A send of some rows reads a view of them at their byte
+// offset; a recv writes a new buffer; a rank may read labels without tokens
+// and a rank without the loss returns nothing.
+
+// CHECK-LABEL: hetx.program @rank0
+// CHECK-SAME: {arena_bytes = 192 : i64, device = "a100", first_sample = 0 : i64, num_samples = 2 : i64, rank = 0 : i32}
+// CHECK-NEXT: %[[W:b0]] = hetx.buffer 0 "wte" parameter at 0 init {{.*}} : tensor<4x3xf32> : memref<4x3xf32>
+// CHECK-NEXT: %[[IDS:b1]] = hetx.buffer 1 "input_ids" input(tokens) at 64 first_sample 0 : memref<2x2xi64>
+// CHECK-NEXT: %[[E:b2]] = hetx.buffer 2 "gather.0" activation at 128 : memref<2x2x3xf32>
+// CHECK-NEXT: %[[ROW0:b3]] = hetx.buffer 3 "send.3" activation at 128 alias %[[E]] : memref<2x2x3xf32> : memref<1x2x3xf32>
+// CHECK-NEXT: %[[ROW1:b4]] = hetx.buffer 4 "send.4" activation at 152 alias %[[E]] : memref<2x2x3xf32> : memref<1x2x3xf32>
+// CHECK-NEXT: hetx.launch "gather"(%[[W]], %[[IDS]]) -> (%[[E]]) params {axis = 0 : i64}
+// CHECK-NEXT: hetx.launch "send"(%[[ROW0]]) -> () params {peer = 1 : i64, tag = 0 : i64} : (memref<1x2x3xf32>) -> ()
+// CHECK-NEXT: hetx.launch "send"(%[[ROW1]]) -> () params {peer = 1 : i64, tag = 1 : i64} : (memref<1x2x3xf32>) -> ()
+// CHECK-NEXT: hetx.return{{$}}
+
+// CHECK-LABEL: hetx.program @rank1
+// CHECK-SAME: {arena_bytes = {{[0-9]+}} : i64, device = "v100", first_sample = 0 : i64, num_samples = 2 : i64, rank = 1 : i32, stage = 1 : i32}
+// CHECK-NEXT: %[[H:b0]] = hetx.buffer 0 "head" parameter at 0
+// CHECK-NEXT: %[[LAB:b1]] = hetx.buffer 1 "labels" input(labels) at 64 first_sample 0 : memref<2x2xi64>
+// CHECK-NEXT: %[[A:b2]] = hetx.buffer 2 "recv.0" activation at {{[0-9]+}} : memref<1x2x3xf32>
+// CHECK-NEXT: %[[B:b3]] = hetx.buffer 3 "recv.1" activation at {{[0-9]+}} : memref<1x2x3xf32>
+// CHECK-NEXT: %[[X:b4]] = hetx.buffer 4 "concat.2" activation
+// CHECK: hetx.launch "recv"() -> (%[[A]]) params {peer = 0 : i64, tag = 0 : i64} : () -> (memref<1x2x3xf32>)
+// CHECK-NEXT: hetx.launch "recv"() -> (%[[B]]) params {peer = 0 : i64, tag = 1 : i64} : () -> (memref<1x2x3xf32>)
+// CHECK-NEXT: hetx.launch "concat"(%[[A]], %[[B]]) -> (%[[X]]) params {axis = 0 : i64}
+// CHECK-NEXT: hetx.launch "matmul"(%[[X]], %[[H]])
+// CHECK-NEXT: hetx.launch "cross_entropy"(%{{.*}}, %{{.*}}) -> (%[[L:b[0-9]+]])
+// CHECK-NEXT: hetx.return %[[L]] : memref<f32>
+// CHECK-NOT: func.func
+// CHECK-NOT: ml_program.global
+module {
+  ml_program.global private @wte(dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0], [1.0, 0.0, 1.0]]> : tensor<4x3xf32>) : tensor<4x3xf32>
+  ml_program.global private @head(dense<[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 1.0]]> : tensor<4x3xf32>) : tensor<4x3xf32>
+  func.func @last_stage(%labels: tensor<2x2xi64> {hetg.name = "labels", hetd.first_sample = 0 : i64})
+      -> (tensor<f32> {hetg.name = "loss"})
+      attributes {hetd.rank = 1 : i64, hetd.stage = 1 : i64, hetd.replica = 0 : i64,
+                  hetd.device = "v100", hetd.samples = array<i64: 0, 2>} {
+    %a = hetd.recv from 0 tag 0 : tensor<1x2x3xf32>
+    %b = hetd.recv from 0 tag 1 : tensor<1x2x3xf32>
+    %x = hetg.concat %a, %b <{axis = 0 : i64}> : tensor<1x2x3xf32>, tensor<1x2x3xf32>
+    %h = ml_program.global_load_const @head : tensor<4x3xf32>
+    %y = hetg.matmul %x, %h <{transpose_rhs}> : tensor<2x2x3xf32>, tensor<4x3xf32>
+    %r = hetg.reshape %y : tensor<2x2x4xf32> -> tensor<4x4xf32>
+    %l = hetg.reshape %labels : tensor<2x2xi64> -> tensor<4xi64>
+    %loss = hetg.cross_entropy %r, %l <{reduction = #hetg<loss_reduction mean>}> : tensor<4x4xf32>, tensor<4xi64>
+    return %loss : tensor<f32>
+  }
+  func.func @first_stage(%ids: tensor<2x2xi64> {hetg.name = "input_ids", hetd.first_sample = 0 : i64})
+      attributes {hetd.rank = 0 : i64, hetd.stage = 0 : i64, hetd.replica = 0 : i64,
+                  hetd.device = "a100", hetd.samples = array<i64: 0, 2>} {
+    %w = ml_program.global_load_const @wte : tensor<4x3xf32>
+    %e = hetg.gather %w[%ids] <{axis = 0 : i64}> : tensor<4x3xf32>, tensor<2x2xi64>
+    hetd.send %e rows [0, 1) to 1 tag 0 : tensor<2x2x3xf32>
+    hetd.send %e rows [1, 2) to 1 tag 1 : tensor<2x2x3xf32>
+    return
+  }
+}
+
+// -----
+
+// One tokens/labels pair per micro-batch, each at its first sample; the
+// program covers the rank's samples (stage and replica 0, no device: not
+// printed). A send of all rows reads the buffer itself. all_reduce sums in
+// place: on the value's own activation when nothing else reads it, on a
+// copy otherwise.
+
+// CHECK-LABEL: hetx.program @rank0
+// CHECK-SAME: {arena_bytes = {{[0-9]+}} : i64, first_sample = 4 : i64, num_samples = 2 : i64, rank = 0 : i32}
+// CHECK-NEXT: hetx.buffer 0 "input_ids" input(tokens) at {{[0-9]+}} first_sample 4 : memref<1x2xi64>
+// CHECK-NEXT: hetx.buffer 1 "input_ids" input(tokens) at {{[0-9]+}} first_sample 5 : memref<1x2xi64>
+// CHECK-NEXT: hetx.buffer 2 "labels" input(labels) at {{[0-9]+}} first_sample 4 : memref<1x2xi64>
+// CHECK-NEXT: hetx.buffer 3 "labels" input(labels) at {{[0-9]+}} first_sample 5 : memref<1x2xi64>
+// CHECK-NEXT: %[[A:b4]] = hetx.buffer 4 "cast.0"
+// CHECK-NEXT: %[[B:b5]] = hetx.buffer 5 "cast.1"
+// CHECK-NEXT: %[[S:b6]] = hetx.buffer 6 "add.2"
+// CHECK-NEXT: %[[T:b7]] = hetx.buffer 7 "all_reduce.4"
+// CHECK: hetx.launch "add"(%[[A]], %[[B]]) -> (%[[S]])
+// CHECK-NEXT: hetx.launch "all_reduce"(%[[S]]) -> (%[[S]]) params {group = array<i64: 0, 1>}
+// CHECK-NEXT: hetx.launch "copy"(%[[A]]) -> (%[[T]])
+// CHECK-NEXT: hetx.launch "all_reduce"(%[[T]]) -> (%[[T]]) params {group = array<i64: 0, 1>}
+// CHECK-NEXT: hetx.launch "send"(%[[T]]) -> () params {peer = 1 : i64, tag = 7 : i64}
+// CHECK-NEXT: hetx.launch "add"(%[[S]], %[[T]])
+// CHECK-NEXT: hetx.launch "add"(%{{.*}}, %[[A]])
+module {
+  func.func @r0(%ids0: tensor<1x2xi64> {hetg.name = "input_ids", hetd.first_sample = 4 : i64},
+                %ids1: tensor<1x2xi64> {hetg.name = "input_ids", hetd.first_sample = 5 : i64},
+                %lab0: tensor<1x2xi64> {hetg.name = "labels", hetd.first_sample = 4 : i64},
+                %lab1: tensor<1x2xi64> {hetg.name = "labels", hetd.first_sample = 5 : i64})
+      -> (tensor<f32> {hetg.name = "loss"})
+      attributes {hetd.rank = 0 : i64, hetd.samples = array<i64: 4, 6>} {
+    %a = hetg.cast %ids0 to f32 : tensor<1x2xi64>
+    %b = hetg.cast %lab1 to f32 : tensor<1x2xi64>
+    %s = hetg.add %a, %b : tensor<1x2xf32>, tensor<1x2xf32>
+    %r = hetd.all_reduce %s group [0, 1] : tensor<1x2xf32>
+    %t = hetd.all_reduce %a group [0, 1] : tensor<1x2xf32>
+    hetd.send %t rows [0, 1) to 1 tag 7 : tensor<1x2xf32>
+    %u = hetg.add %r, %t : tensor<1x2xf32>, tensor<1x2xf32>
+    %v = hetg.add %u, %a : tensor<1x2xf32>, tensor<1x2xf32>
+    %loss = hetg.reduce_sum %v <{axes = array<i64: 0, 1>, keep_dims = false}> : tensor<1x2xf32>
+    return %loss : tensor<f32>
+  }
+}
+
+// -----
+
+// A replica's sharded update: the gradient is reduce-scattered, the
+// parameter's shard is a view at its byte offset (5 floats in), the shard's
+// state updates in place, and the all-gathered parameter is copied back
+// through a reshape, while a flat global takes the all_gather's result
+// directly. A global the function does not reference gets no buffer.
+
+// CHECK-LABEL: hetx.program @rank1
+// CHECK-SAME: {arena_bytes = {{[0-9]+}} : i64, first_sample = 1 : i64, num_samples = 1 : i64, rank = 1 : i32, replica = 1 : i32}
+// CHECK-NEXT: %[[W:b0]] = hetx.buffer 0 "w" parameter at 0 init {{.*}} : memref<4x2xf32>
+// CHECK-NEXT: %[[M:b1]] = hetx.buffer 1 "w.momentum" optimizer_state at 64 : memref<3xf32>
+// CHECK-NEXT: %[[BIAS:b2]] = hetx.buffer 2 "bias" parameter at 128 init {{.*}} : memref<4xf32>
+// CHECK-NEXT: hetx.buffer 3 "input_ids" input(tokens) at {{[0-9]+}} first_sample 1 : memref<1x2xi64>
+// CHECK-NEXT: %[[G:b4]] = hetx.buffer 4 "mul.0" activation
+// CHECK-NEXT: %[[GFLAT:b5]] = hetx.buffer 5 "reshape.5" activation at {{[0-9]+}} alias %[[G]] : memref<4x2xf32> : memref<8xf32>
+// CHECK-NEXT: %[[GSHARD:b6]] = hetx.buffer 6 "reduce_scatter.1" activation
+// CHECK-NEXT: %[[WFLAT:b7]] = hetx.buffer 7 "reshape.7" parameter at 0 alias %[[W]] : memref<4x2xf32> : memref<8xf32>
+// CHECK-NEXT: %[[WSHARD:b8]] = hetx.buffer 8 "slice.8" parameter at 20 alias %[[W]] : memref<4x2xf32> : memref<3xf32>
+// CHECK-NEXT: %[[NEW:b9]] = hetx.buffer 9 "sgd.3" activation
+// CHECK-NEXT: %[[FULL:b10]] = hetx.buffer 10 "all_gather.4" activation
+// CHECK-NEXT: %[[FULL2D:b11]] = hetx.buffer 11 "reshape.11" activation at {{[0-9]+}} alias %[[FULL]] : memref<8xf32> : memref<4x2xf32>
+// CHECK-NEXT: %[[BSHARD:b12]] = hetx.buffer 12 "slice.12" parameter at 140 alias %[[BIAS]] : memref<4xf32> : memref<1xf32>
+// CHECK-NEXT: %[[BNEW:b13]] = hetx.buffer 13 "neg.6" activation
+// CHECK-NEXT: hetx.launch "mul"(%[[W]], %[[W]]) -> (%[[G]])
+// CHECK-NEXT: hetx.launch "reduce_scatter"(%[[GFLAT]]) -> (%[[GSHARD]]) params {counts = array<i64: 5, 3>, group = array<i64: 0, 1>} : (memref<8xf32>) -> (memref<3xf32>)
+// CHECK-NEXT: hetx.launch "add"(%[[M]], %[[GSHARD]]) -> (%[[M]])
+// CHECK-NEXT: hetx.launch "sgd"(%[[WSHARD]], %[[M]]) -> (%[[NEW]])
+// CHECK-NEXT: hetx.launch "all_gather"(%[[NEW]]) -> (%[[FULL]]) params {counts = array<i64: 5, 3>, group = array<i64: 0, 1>} : (memref<3xf32>) -> (memref<8xf32>)
+// CHECK-NEXT: hetx.launch "copy"(%[[FULL2D]]) -> (%[[W]])
+// CHECK-NEXT: hetx.launch "neg"(%[[BSHARD]]) -> (%[[BNEW]])
+// CHECK-NEXT: hetx.launch "all_gather"(%[[BNEW]]) -> (%[[BIAS]]) params {counts = array<i64: 3, 1>, group = array<i64: 0, 1>} : (memref<1xf32>) -> (memref<4xf32>)
+// CHECK-NEXT: hetx.return{{$}}
+// CHECK-NOT: "other"
+module {
+  ml_program.global private mutable @w(dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]> : tensor<4x2xf32>) : tensor<4x2xf32>
+  ml_program.global private mutable @w.momentum(dense<0.0> : tensor<3xf32>) : tensor<3xf32> {hetg.state_of = @w}
+  ml_program.global private @other(dense<[1.0, 2.0]> : tensor<2xf32>) : tensor<2xf32>
+  ml_program.global private mutable @bias(dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>) : tensor<4xf32>
+  func.func @replica1(%ids: tensor<1x2xi64> {hetg.name = "input_ids", hetd.first_sample = 1 : i64})
+      attributes {hetd.rank = 1 : i64, hetd.stage = 0 : i64, hetd.replica = 1 : i64,
+                  hetd.samples = array<i64: 1, 2>} {
+    %w = ml_program.global_load @w : tensor<4x2xf32>
+    %g = hetg.mul %w, %w : tensor<4x2xf32>, tensor<4x2xf32>
+    %gflat = hetg.reshape %g : tensor<4x2xf32> -> tensor<8xf32>
+    %gshard = hetd.reduce_scatter %gflat group [0, 1] counts [5, 3] : tensor<8xf32> -> tensor<3xf32>
+    %wflat = hetg.reshape %w : tensor<4x2xf32> -> tensor<8xf32>
+    %wshard = hetg.slice %wflat <{starts = array<i64: 5>, ends = array<i64: 8>, steps = array<i64: 1>}> : tensor<8xf32>
+    %m = ml_program.global_load @w.momentum : tensor<3xf32>
+    %m1 = hetg.add %m, %gshard : tensor<3xf32>, tensor<3xf32>
+    ml_program.global_store @w.momentum = %m1 : tensor<3xf32>
+    %wshard1 = hetg.sgd %wshard, %m1 <{lr = 1.0e-1 : f64}> : tensor<3xf32>
+    %wfull = hetd.all_gather %wshard1 group [0, 1] counts [5, 3] : tensor<3xf32> -> tensor<8xf32>
+    %w1 = hetg.reshape %wfull : tensor<8xf32> -> tensor<4x2xf32>
+    ml_program.global_store @w = %w1 : tensor<4x2xf32>
+    %bias = ml_program.global_load @bias : tensor<4xf32>
+    %bshard = hetg.slice %bias <{starts = array<i64: 3>, ends = array<i64: 4>, steps = array<i64: 1>}> : tensor<4xf32>
+    %bshard1 = hetg.neg %bshard : tensor<1xf32>
+    %bfull = hetd.all_gather %bshard1 group [0, 1] counts [3, 1] : tensor<1xf32> -> tensor<4xf32>
+    ml_program.global_store @bias = %bfull : tensor<4xf32>
+    return
+  }
+}
+
+// -----
+
+// A slice view of a global read after the global is stored reads the old
+// value, like the load itself: the load takes a copy, and the view views it.
+
+// CHECK-LABEL: hetx.program @rank0
+// CHECK: %[[W:b0]] = hetx.buffer 0 "w" parameter at 0
+// CHECK: %[[OLD:b2]] = hetx.buffer 2 "w.old" activation at 128 : memref<4xf32>
+// CHECK: %[[TAIL:b3]] = hetx.buffer 3 "slice.3" activation at 136 alias %[[OLD]] : memref<4xf32> : memref<2xf32>
+// CHECK: hetx.launch "copy"(%[[W]]) -> (%[[OLD]])
+// CHECK-NEXT: hetx.launch "neg"(%[[OLD]]) -> (%[[W]])
+// CHECK-NEXT: hetx.launch "reduce_sum"(%[[TAIL]])
+module {
+  ml_program.global private mutable @w(dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>) : tensor<4xf32>
+  func.func @main(%ids: tensor<1x2xi64> {hetg.name = "input_ids"}) -> tensor<f32> {
+    %w = ml_program.global_load @w : tensor<4xf32>
+    %tail = hetg.slice %w <{starts = array<i64: 2>, ends = array<i64: 4>, steps = array<i64: 1>}> : tensor<4xf32>
+    %w1 = hetg.neg %w : tensor<4xf32>
+    ml_program.global_store @w = %w1 : tensor<4xf32>
+    %loss = hetg.reduce_sum %tail <{axes = array<i64: 0>, keep_dims = false}> : tensor<2xf32>
+    return %loss : tensor<f32>
+  }
+}
+
+// -----
+
+// A slice is a view when its result is one contiguous byte range of its
+// input: rows of dimension 0 (bounds clamped as in ONNX), a range of a
+// dimension after leading size-1 ones, or everything. Otherwise (a range of
+// an inner dimension of several rows, steps other than 1) it is a launch.
+
+// CHECK-LABEL: hetx.program @rank0
+// CHECK-NEXT: %[[X:b0]] = hetx.buffer 0 "x" input(feed) at 0 : memref<2x3x4xf32>
+// CHECK-NEXT: %[[Y:b1]] = hetx.buffer 1 "y" input(feed) at 128 : memref<1x3x4xf32>
+// CHECK-NEXT: hetx.buffer 2 "slice.2" input(feed) at 48 alias %[[X]] : memref<2x3x4xf32> : memref<1x3x4xf32>
+// CHECK-NEXT: hetx.buffer 3 "slice.3" input(feed) at 48 alias %[[X]] : memref<2x3x4xf32> : memref<1x3x4xf32>
+// CHECK-NEXT: hetx.buffer 4 "slice.4" input(feed) at 0 alias %[[X]] : memref<2x3x4xf32> : memref<2x3x4xf32>
+// CHECK-NEXT: hetx.buffer 5 "slice.5" input(feed) at 160 alias %[[Y]] : memref<1x3x4xf32> : memref<1x1x4xf32>
+// CHECK-NEXT: %[[INNER:b6]] = hetx.buffer 6 "slice.0" activation
+// CHECK-NEXT: %[[STRIDED:b7]] = hetx.buffer 7 "slice.1" activation
+// CHECK-NEXT: hetx.launch "slice"(%[[X]]) -> (%[[INNER]]) params {ends = array<i64: 2, 2, 4>, starts = array<i64: 0, 1, 0>, steps = array<i64: 1, 1, 1>}
+// CHECK-NEXT: hetx.launch "slice"(%[[Y]]) -> (%[[STRIDED]]) params {ends = array<i64: 1, 3, 4>, starts = array<i64: 0, 0, 0>, steps = array<i64: 1, 1, 2>}
+// CHECK-NEXT: hetx.return outputs
+module {
+  func.func @main(%x: tensor<2x3x4xf32> {hetg.name = "x"}, %y: tensor<1x3x4xf32> {hetg.name = "y"})
+      -> (tensor<1x3x4xf32>, tensor<1x3x4xf32>, tensor<2x3x4xf32>, tensor<1x1x4xf32>, tensor<2x1x4xf32>, tensor<1x3x2xf32>) {
+    %row = hetg.slice %x <{starts = array<i64: 1, 0, 0>, ends = array<i64: 2, 3, 4>, steps = array<i64: 1, 1, 1>}> : tensor<2x3x4xf32>
+    %clamped = hetg.slice %x <{starts = array<i64: -1, 0, 0>, ends = array<i64: 100, 3, 4>, steps = array<i64: 1, 1, 1>}> : tensor<2x3x4xf32>
+    %all = hetg.slice %x <{starts = array<i64: 0, 0, 0>, ends = array<i64: 2, 3, 4>, steps = array<i64: 1, 1, 1>}> : tensor<2x3x4xf32>
+    %inner = hetg.slice %y <{starts = array<i64: 0, 2, 0>, ends = array<i64: 1, 3, 4>, steps = array<i64: 1, 1, 1>}> : tensor<1x3x4xf32>
+    %column = hetg.slice %x <{starts = array<i64: 0, 1, 0>, ends = array<i64: 2, 2, 4>, steps = array<i64: 1, 1, 1>}> : tensor<2x3x4xf32>
+    %strided = hetg.slice %y <{starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 3, 4>, steps = array<i64: 1, 1, 2>}> : tensor<1x3x4xf32>
+    return %row, %clamped, %all, %inner, %column, %strided : tensor<1x3x4xf32>, tensor<1x3x4xf32>, tensor<2x3x4xf32>, tensor<1x1x4xf32>, tensor<2x1x4xf32>, tensor<1x3x2xf32>
+  }
+}

@@ -2,7 +2,8 @@
 //
 // A tiny language model step (embedding gather -> matmul -> cross-entropy,
 // its gradients, SGD) run for three steps against the same arithmetic done
-// here in double; in-place updates; inputs from the data order.
+// here in double; in-place updates; inputs of each micro-batch from the data
+// order; parameters loaded through the views of a flat vector.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,12 +22,7 @@ using exec::RankExecutor;
 
 constexpr int64_t kB = 2, kT = 3, kV = 4, kE = 2;
 
-std::vector<uint16_t> tokenStream(int n) {
-  std::vector<uint16_t> tokens;
-  for (int i = 0; i < n; ++i)
-    tokens.push_back(static_cast<uint16_t>((i * i + 3 * i + 1) % kV));
-  return tokens;
-}
+std::vector<uint16_t> tokenStream(int n) { return test::tokenStream(n, kV); }
 
 // The program: logits = gather(We, ids) @ W^T, loss = mean cross-entropy,
 // then the gradients of both tables and an SGD update written over them.
@@ -176,8 +172,79 @@ TEST(Executor, TokenIdOutsideTheVocabularyNamesStepSampleAndPosition) {
   float loss;
   HETC_ASSERT_OK(rank->runStep(0, loader, &loss));
   EXPECT_TRUE(isError(rank->runStep(1, loader, &loss), StatusCode::kOutOfRange,
-                      "rank 0: step 1, sample 1, position 2: token id 7 "
+                      "step 1, sample 1, position 2: token id 7 "
                       "(token 11 of data file"));
+}
+
+// Two micro-batches of a rank owning samples [1, 4): TOKENS of sample 1
+// (i32) and TOKENS and LABELS of samples [2, 4), each filled from its own
+// first sample.
+TEST(Executor, FillsEachMicroBatchFromItsFirstSample) {
+  ProgramBuilder b(4, kT, kV);
+  b.setSamples(1, 3);
+  int ids0 = b.tokens("input_ids.0", pkg::TOKENS, 1, 1, pkg::I32);
+  int ids1 = b.tokens("input_ids.1", pkg::TOKENS, 2, 2);
+  int labels1 = b.tokens("labels.1", pkg::LABELS, 2, 2);
+  b.setLoss(-1);
+  exec::LoadedPackage package = b.package();
+  std::unique_ptr<RankExecutor> rank;
+  HETC_ASSERT_OK(
+      RankExecutor::create(package, 0, exec::cpuKernelRegistry(), &rank));
+  std::vector<uint16_t> data = tokenStream(40);
+  TokenFile file(data);
+  TokenLoader loader;
+  HETC_ASSERT_OK(loader.open(file.path(), TokenDType::kUInt16));
+  const int64_t step = 2;
+  HETC_ASSERT_OK(rank->fillInputs(step, loader));
+
+  auto start = [&](int64_t sample) {
+    return ((step * 4 + sample) * kT) % (40 - kT - 1);
+  };
+  const int32_t *in0 = rank->buffers().view(ids0).as<int32_t>();
+  const int64_t *in1 = rank->buffers().view(ids1).as<int64_t>();
+  const int64_t *out1 = rank->buffers().view(labels1).as<int64_t>();
+  for (int64_t p = 0; p < kT; ++p) {
+    EXPECT_EQ(in0[p], data[start(1) + p]);
+    for (int64_t j = 0; j < 2; ++j) {
+      EXPECT_EQ(in1[j * kT + p], data[start(2 + j) + p]);
+      EXPECT_EQ(out1[j * kT + p], data[start(2 + j) + p + 1]);
+    }
+  }
+}
+
+// One flat parameter vector whose views are the parameters by name: the
+// vector is loaded through them, and checkpoints name them, not it.
+TEST(Executor, LoadsAFlatParameterVectorThroughItsViews) {
+  ProgramBuilder b(1, 2, 4);
+  int flat = b.f32("stage0.parameters", {5}, pkg::PARAMETER);
+  b.view(flat, 0, {2}, "a");
+  b.view(flat, 2, {1, 3}, "b");
+  int loss = b.f32("reduce_sum.0", {});
+  pkg::Instruction &sum = b.launch("reduce_sum", {flat}, {loss});
+  setInts(sum, "axes", {0});
+  setBool(sum, "keep_dims", false);
+  b.setLoss(loss);
+  b.weight("a", {2}, {1, 2});
+  b.weight("b", {1, 3}, {3, 4, 5});
+  exec::LoadedPackage package = b.package();
+  std::unique_ptr<RankExecutor> rank;
+  HETC_ASSERT_OK(
+      RankExecutor::create(package, 0, exec::cpuKernelRegistry(), &rank));
+  EXPECT_EQ(valuesOf(rank->buffers().view(flat)),
+            (std::vector<float>{1, 2, 3, 4, 5}));
+  auto params = rank->snapshot(pkg::PARAMETER);
+  ASSERT_EQ(params.size(), 2u);
+  EXPECT_EQ(params[0].name, "a");
+  EXPECT_EQ(params[1].name, "b");
+  EXPECT_EQ(params[1].shape, (std::vector<int64_t>{1, 3}));
+
+  package.weights.pop_back();
+  package.weights.pop_back();
+  EXPECT_TRUE(isError(
+      RankExecutor::create(package, 0, exec::cpuKernelRegistry(), &rank),
+      StatusCode::kNotFound,
+      "weights.safetensors has no tensor 'stage0.parameters' for parameter "
+      "buffer 0 'stage0.parameters'"));
 }
 
 TEST(Executor, DataShorterThanASequenceFailsTheStep) {

@@ -1,9 +1,9 @@
 //===- ProgramBuilder.h - hand-built programs for executor tests -*- C++ -*-===//
 //
 // Builds a Program proto buffer by buffer (owners at fresh 64-byte-aligned
-// offsets, aliases over them) and instruction by instruction, plus the
-// manifest and weights of an in-memory LoadedPackage, and a temporary
-// token file.
+// offsets, aliases and views over them) and instruction by instruction, plus
+// the manifest and weights of an in-memory LoadedPackage, packages of
+// several ranks from one builder per rank, and a temporary token file.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +11,7 @@
 #define HETC_TEST_RUNTIME_PROGRAMBUILDER_H
 
 #include "runtime/exec/Executor.h"
+#include "runtime/package/Package.h"
 
 #include <gtest/gtest.h>
 
@@ -19,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,7 +32,7 @@ class ProgramBuilder {
 public:
   explicit ProgramBuilder(int64_t batch = 2, int64_t seq = 3,
                           int64_t vocab = 4) {
-    manifest_.set_format_version(1);
+    manifest_.set_format_version(hetc::package::kFormatVersion);
     manifest_.set_model_name("test");
     manifest_.set_global_batch(batch);
     manifest_.set_seq_len(seq);
@@ -63,18 +65,31 @@ public:
   }
   // A view of `target`'s bytes with another shape.
   int alias(int target, Shape shape) {
+    return view(target, 0, std::move(shape),
+                "reshape." + std::to_string(program_.buffers_size()));
+  }
+  // A view of `target`'s elements from `elementOffset` on.
+  int view(int target, int64_t elementOffset, Shape shape, std::string name) {
     pkg::Buffer *b = program_.add_buffers();
     const pkg::Buffer &t = program_.buffers(target);
     b->set_id(program_.buffers_size() - 1);
-    b->set_name("reshape." + std::to_string(b->id()));
+    b->set_name(std::move(name));
     b->set_dtype(t.dtype());
     for (int64_t d : shape)
       b->add_shape(d);
     b->set_kind(t.kind());
     b->set_role(t.role());
-    b->set_offset(t.offset());
+    b->set_offset(t.offset() +
+                  elementOffset * hetc::package::dtypeSize(t.dtype()));
     b->set_alias_of(target);
     return b->id();
+  }
+  // A TOKENS or LABELS input of `rows` samples from `firstSample` on.
+  int tokens(const std::string &name, pkg::InputRole role, int64_t firstSample,
+             int64_t rows, pkg::DType dtype = pkg::I64) {
+    int id = buffer(name, dtype, {rows, manifest_.seq_len()}, pkg::INPUT, role);
+    program_.mutable_buffers(id)->set_first_sample(firstSample);
+    return id;
   }
 
   pkg::Instruction &launch(const std::string &kernel, std::vector<int> operands,
@@ -106,6 +121,17 @@ public:
   }
 
   void setLoss(int id) { program_.set_loss_buffer(id); }
+  // The rank's sample range (the whole batch by default).
+  void setSamples(int64_t first, int64_t count) {
+    program_.set_first_sample(first);
+    program_.set_num_samples(count);
+  }
+  // Where the plan puts the rank (its manifest entry).
+  void place(int stage, int replica, const std::string &device) {
+    manifest_.mutable_ranks(0)->set_stage(stage);
+    manifest_.mutable_ranks(0)->set_replica(replica);
+    manifest_.mutable_ranks(0)->set_device(device);
+  }
   pkg::Program &program() { return program_; }
   pkg::Manifest &manifest() { return manifest_; }
 
@@ -118,12 +144,43 @@ public:
     return p;
   }
 
+  const std::vector<hetc::package::NamedTensor> &weights() const {
+    return weights_;
+  }
+  const std::vector<hetc::package::NamedTensor> &constants() const {
+    return constants_;
+  }
+
 private:
   pkg::Manifest manifest_;
   pkg::Program program_;
   std::vector<hetc::package::NamedTensor> weights_, constants_;
   int64_t end_ = 0;
 };
+
+// The package whose rank r runs ranks[r]'s program: rank 0's manifest with
+// every rank's entry, and the weights and constants of all, merged by name.
+inline exec::LoadedPackage multiRankPackage(std::vector<ProgramBuilder> ranks) {
+  exec::LoadedPackage p;
+  p.manifest = ranks[0].manifest();
+  p.manifest.clear_ranks();
+  std::set<std::string> weights, constants;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    pkg::RankInfo *info = p.manifest.add_ranks();
+    *info = ranks[r].manifest().ranks(0);
+    info->set_rank(static_cast<int>(r));
+    info->set_program_file(hetc::package::programFileName(static_cast<int>(r)));
+    p.programs.push_back(ranks[r].program());
+    p.programs.back().set_rank(static_cast<int>(r));
+    for (const hetc::package::NamedTensor &t : ranks[r].weights())
+      if (weights.insert(t.name).second)
+        p.weights.push_back(t);
+    for (const hetc::package::NamedTensor &t : ranks[r].constants())
+      if (constants.insert(t.name).second)
+        p.constants.push_back(t);
+  }
+  return p;
+}
 
 inline void setFloat(pkg::Instruction &inst, const std::string &name, double v) {
   (*inst.mutable_attributes())[name].set_f(v);
@@ -142,6 +199,14 @@ inline void setInts(pkg::Instruction &inst, const std::string &name,
                     std::vector<int64_t> v) {
   for (int64_t x : v)
     (*inst.mutable_attributes())[name].mutable_ints()->add_values(x);
+}
+
+// A deterministic token stream over [0, vocab).
+inline std::vector<uint16_t> tokenStream(int n, int64_t vocab) {
+  std::vector<uint16_t> tokens;
+  for (int i = 0; i < n; ++i)
+    tokens.push_back(static_cast<uint16_t>((i * i + 3 * i + 1) % vocab));
+  return tokens;
 }
 
 // A uint16 token file removed at the end of the test.

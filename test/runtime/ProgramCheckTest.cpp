@@ -157,8 +157,16 @@ TEST(ProgramCheck, InputsMustMatchTheSamplesAndSequence) {
   ProgramBuilder b = smallProgram();
   b.program().mutable_buffers(1)->set_shape(1, 4);
   EXPECT_TRUE(isError(create(b), StatusCode::kInvalidArgument,
-                      "buffer 1 'input_ids' is an input of shape [2,4]; the "
-                      "rank's samples need [2,3]"));
+                      "buffer 1 'input_ids' is an input of shape [2,4]; token "
+                      "inputs are [samples, 3]"));
+  // A micro-batch's samples lie in the rank's own.
+  ProgramBuilder c = smallProgram();
+  c.setSamples(0, 1);
+  c.program().mutable_buffers(1)->set_shape(0, 1);
+  c.program().mutable_buffers(1)->set_first_sample(1);
+  EXPECT_TRUE(isError(create(c), StatusCode::kInvalidArgument,
+                      "buffer 1 'input_ids' holds samples [1, 2), outside the "
+                      "rank's samples [0, 1)"));
 }
 
 TEST(ProgramCheck, UnsupportedDTypeAndBadLoss) {
@@ -203,16 +211,73 @@ TEST(ProgramCheck, FeedInputsAndOutputsWithoutALoss) {
                       "output buffer 7 is not a buffer of the program"));
 }
 
-// A train step keeps its loss; labels need tokens.
-TEST(ProgramCheck, TrainStepNeedsALossAndTokensBeforeLabels) {
+// Pipeline ranks: a first stage reads TOKENS and computes no loss, a last
+// stage reads LABELS without TOKENS, and a rank reads one pair per
+// micro-batch.
+TEST(ProgramCheck, TokenInputsPerMicroBatchAndNoLossOnEveryRank) {
   ProgramBuilder b = smallProgram();
   b.setLoss(-1);
-  EXPECT_TRUE(isError(create(b), StatusCode::kInvalidArgument,
-                      "the program reads TOKENS but has no loss buffer"));
+  HETC_ASSERT_OK(create(b));
   ProgramBuilder c = smallProgram();
   c.program().mutable_buffers(1)->set_role(pkg::LABELS);
+  c.program().mutable_buffers(1)->set_shape(0, 1);
+  c.tokens("labels.1", pkg::LABELS, 1, 1);
+  HETC_ASSERT_OK(create(c));
+}
+
+// A view is any slice of the bytes of a buffer owning them, of its kind, at
+// a whole element.
+TEST(ProgramCheck, ViewsLieInsideTheBufferTheyView) {
+  ProgramBuilder b = smallProgram();
+  int inside = b.view(3, 4, {2}, "matmul.0[4:6]");
+  HETC_ASSERT_OK(create(b));
+
+  ProgramBuilder outside = b;
+  outside.program().mutable_buffers(inside)->set_offset(
+      outside.program().buffers(3).offset() + 20);
+  EXPECT_TRUE(isError(create(outside), StatusCode::kInvalidArgument,
+                      "buffer 5 'matmul.0[4:6]' (8 bytes at offset 212) lies "
+                      "outside the bytes [192, 216) of buffer 3 'matmul.0', "
+                      "which it views"));
+
+  ProgramBuilder misaligned = b;
+  misaligned.program().mutable_buffers(inside)->set_offset(
+      misaligned.program().buffers(3).offset() + 2);
+  EXPECT_TRUE(isError(create(misaligned), StatusCode::kInvalidArgument,
+                      "buffer 5 'matmul.0[4:6]' starts at byte 2 of buffer 3 "
+                      "'matmul.0', not at a whole F32 element"));
+
+  ProgramBuilder kind = b;
+  kind.program().mutable_buffers(inside)->set_kind(pkg::PARAMETER);
+  EXPECT_TRUE(isError(create(kind), StatusCode::kInvalidArgument,
+                      "buffer 5 'matmul.0[4:6]' is parameter but views buffer "
+                      "3 'matmul.0', activation"));
+
+  ProgramBuilder chain = b;
+  chain.view(inside, 1, {1}, "matmul.0[5:6]");
+  EXPECT_TRUE(isError(create(chain), StatusCode::kInvalidArgument,
+                      "buffer 6 'matmul.0[5:6]' aliases buffer 5 "
+                      "'matmul.0[4:6]', itself an alias"));
+}
+
+// Two views of one buffer are different buffers when their bytes are
+// disjoint; overlapping but different bytes are never written in place.
+TEST(ProgramCheck, ResultsAndOperandsConflictByBytes) {
+  ProgramBuilder b = smallProgram();
+  int pair = b.f32("pair", {2, 3});
+  int first = b.view(pair, 0, {3}, "pair[0]");
+  int second = b.view(pair, 3, {3}, "pair[1]");
+  b.launch("neg", {first}, {second});
+  HETC_ASSERT_OK(create(b));
+
+  ProgramBuilder c = smallProgram();
+  pair = c.f32("pair", {2, 3});
+  first = c.view(pair, 0, {3}, "pair[0:3]");
+  int shifted = c.view(pair, 1, {3}, "pair[1:4]");
+  c.launch("neg", {first}, {shifted});
   EXPECT_TRUE(isError(create(c), StatusCode::kInvalidArgument,
-                      "0 TOKENS and 1 LABELS input buffers"));
+                      "result 0 (buffer 7 'pair[1:4]') shares arena bytes "
+                      "with operand 0 (buffer 6 'pair[0:3]')"));
 }
 
 // Every kernel the lowering emits for the fixtures' train steps (SGD and

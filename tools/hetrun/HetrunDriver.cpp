@@ -2,10 +2,10 @@
 
 #include "tools/hetrun/HetrunDriver.h"
 
-#include "runtime/cpu/Threading.h"
+#include "runtime/comm/MpiCommunicator.h"
 #include "runtime/data/TokenLoader.h"
 #include "runtime/exec/Checkpoint.h"
-#include "runtime/exec/Executor.h"
+#include "runtime/exec/Job.h"
 
 #include <cerrno>
 #include <chrono>
@@ -33,10 +33,13 @@ Runs K training steps of a package that `hetc compile` wrote.
                           token width of the data file (default uint16)
   --backend cpu|cuda      kernels to run on (default cpu; cuda is not
                           available in this build yet)
-  --threads N             CPU threads for the kernels (default: OpenMP's)
+  --threads N             CPU threads for each rank's kernels (default: the
+                          OpenMP default divided among the ranks this
+                          process runs)
   --save DIR              after the last step, write DIR/params.safetensors
                           (every parameter by its ONNX initializer name),
-                          DIR/optimizer.safetensors (the optimizer state) and
+                          DIR/optimizer.safetensors (the optimizer state,
+                          each tensor whole whatever the sharding) and
                           DIR/state.json (step count, package); written to a
                           temporary folder and renamed into place
   --metrics FILE.jsonl    write (replacing FILE) one JSON object per step:
@@ -44,9 +47,15 @@ Runs K training steps of a package that `hetc compile` wrote.
                           "elapsed_s"} (loss null when not finite)
   -h, --help              print this help
 
-Each step prints one line on stdout:
+All ranks of the package run as threads of this process; under mpirun (or
+srun) each process runs one rank, and the job needs one process per rank.
+
+Each step prints one line on stdout (under mpirun, rank 0 prints, and
+writes --metrics and --save):
   step S/K: loss L, R tokens/s, M ms, elapsed E s
-Steps count from 1 in the output; the data order counts them from 0.
+L is the step's loss over the whole global batch (the sum of the ranks'
+shares); R counts every token of the global batch. Steps count from 1 in
+the output; the data order counts them from 0.
 
 Exit status: 0 on success, 1 when the package, data or a step fails (the
 error is printed on stderr), 2 for bad usage.
@@ -165,28 +174,49 @@ void writeMetrics(FILE *file, int64_t step, float loss, double tokensPerSecond,
   std::fflush(file);
 }
 
-} // namespace
+// "1 rank, arena N bytes", or "3 ranks" and one line per rank.
+void printLayout(const hetc::pkg::Manifest &manifest,
+                 const runtime::exec::LoadedPackage &package, FILE *err) {
+  if (manifest.ranks_size() == 1) {
+    std::fprintf(err, ", 1 rank, arena %lld bytes\n",
+                 static_cast<long long>(manifest.ranks(0).arena_bytes()));
+    return;
+  }
+  std::fprintf(err, ", %d ranks\n", manifest.ranks_size());
+  for (const hetc::pkg::RankInfo &rank : manifest.ranks()) {
+    const hetc::pkg::Program &program = package.programs[rank.rank()];
+    std::string device =
+        rank.device().empty() ? "" : ", device " + rank.device();
+    std::fprintf(
+        err,
+        "hetrun: rank %d: stage %d, replica %d%s, samples [%lld, "
+        "%lld), arena %lld bytes\n",
+        rank.rank(), rank.stage(), rank.replica(), device.c_str(),
+        static_cast<long long>(program.first_sample()),
+        static_cast<long long>(program.first_sample() + program.num_samples()),
+        static_cast<long long>(rank.arena_bytes()));
+  }
+}
 
-Status runTraining(const HetrunOptions &options, FILE *out, FILE *err) {
-  if (options.backend == "cuda")
-    return runtime::unimplemented(
-        "the cuda backend is not built/available yet in this hetrun; use "
-        "--backend cpu");
-  if (options.threads > 0)
-    HETC_RETURN_IF_ERROR(runtime::cpu::setNumThreads(options.threads));
+// How long a rank waits for another before the job fails.
+constexpr std::chrono::minutes kCommTimeout(10);
 
+// Runs the job: every rank here, or, given `world` (MPI), its rank only.
+Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
+             FILE *out, FILE *err) {
   runtime::exec::LoadedPackage package;
   HETC_RETURN_IF_ERROR(runtime::exec::loadPackage(options.package, &package));
   const hetc::pkg::Manifest &manifest = package.manifest;
-  if (manifest.ranks_size() != 1)
-    return runtime::unimplemented(
-        "package '", options.package, "' has ", manifest.ranks_size(),
-        " ranks; this hetrun runs one-rank packages only");
-  // One executor per rank; ranks will run as threads of this process.
-  std::vector<std::unique_ptr<runtime::exec::RankExecutor>> ranks(1);
-  HETC_RETURN_IF_ERROR(runtime::exec::RankExecutor::create(
-                           package, 0, runtime::exec::cpuKernelRegistry(),
-                           &ranks[0]),
+  runtime::exec::JobOptions jobOptions;
+  jobOptions.threadsPerRank = options.threads;
+  jobOptions.timeout = kCommTimeout;
+  std::unique_ptr<runtime::exec::Job> job;
+  const runtime::exec::KernelRegistry &registry =
+      runtime::exec::cpuKernelRegistry();
+  HETC_RETURN_IF_ERROR(world ? runtime::exec::Job::createForRank(
+                                   package, registry, *world, jobOptions, &job)
+                             : runtime::exec::Job::createInProcess(
+                                   package, registry, jobOptions, &job),
                        "package '", options.package, "'");
 
   runtime::TokenDType dtype;
@@ -198,8 +228,10 @@ Status runTraining(const HetrunOptions &options, FILE *out, FILE *err) {
   HETC_RETURN_IF_ERROR(data.sampleStart(0, manifest.global_batch(), 0,
                                         manifest.seq_len(), &start));
 
+  // Under MPI only rank 0's process reports and writes files.
+  bool reports = job->hostsRankZero();
   FILE *metrics = nullptr;
-  if (!options.metrics.empty()) {
+  if (reports && !options.metrics.empty()) {
     metrics = std::fopen(options.metrics.c_str(), "w");
     if (!metrics)
       return runtime::errnoStatus(errno, "cannot create metrics file '" +
@@ -208,29 +240,40 @@ Status runTraining(const HetrunOptions &options, FILE *out, FILE *err) {
   std::unique_ptr<FILE, int (*)(FILE *)> metricsCloser(
       metrics, [](FILE *f) { return f ? std::fclose(f) : 0; });
 
-  std::fprintf(err,
-               "hetrun: package %s: model '%s', global batch %lld x seq %lld, "
-               "vocab %lld, optimizer %s, %d rank, arena %lld bytes\n",
-               options.package.c_str(), manifest.model_name().c_str(),
-               static_cast<long long>(manifest.global_batch()),
-               static_cast<long long>(manifest.seq_len()),
-               static_cast<long long>(manifest.vocab_size()),
-               manifest.optimizer().kind().c_str(), manifest.ranks_size(),
-               static_cast<long long>(manifest.ranks(0).arena_bytes()));
-  std::fprintf(err, "hetrun: data %s: %lld %s tokens; backend cpu, %d threads\n",
-               options.data.c_str(), static_cast<long long>(data.numTokens()),
-               runtime::tokenDTypeName(dtype), runtime::cpu::numThreads());
-  std::fflush(err);
+  if (reports) {
+    std::fprintf(err,
+                 "hetrun: package %s: model '%s', global batch %lld x seq "
+                 "%lld, vocab %lld, optimizer %s",
+                 options.package.c_str(), manifest.model_name().c_str(),
+                 static_cast<long long>(manifest.global_batch()),
+                 static_cast<long long>(manifest.seq_len()),
+                 static_cast<long long>(manifest.vocab_size()),
+                 manifest.optimizer().kind().c_str());
+    printLayout(manifest, package, err);
+    std::string threads =
+        world ? "one process per rank, " +
+                    std::to_string(job->threadsPerRank()) + " threads each"
+        : manifest.ranks_size() > 1
+            ? std::to_string(manifest.ranks_size()) + " ranks as threads, " +
+                  std::to_string(job->threadsPerRank()) + " threads each"
+            : std::to_string(job->threadsPerRank()) + " threads";
+    std::fprintf(err, "hetrun: data %s: %lld %s tokens; backend cpu, %s\n",
+                 options.data.c_str(), static_cast<long long>(data.numTokens()),
+                 runtime::tokenDTypeName(dtype), threads.c_str());
+    std::fflush(err);
+  }
 
   int64_t tokensPerStep = manifest.global_batch() * manifest.seq_len();
   Clock::time_point begin = Clock::now();
   for (int64_t step = 0; step < options.steps; ++step) {
     Clock::time_point stepBegin = Clock::now();
     float loss = 0.0f;
-    HETC_RETURN_IF_ERROR(ranks[0]->runStep(step, data, &loss));
+    HETC_RETURN_IF_ERROR(job->runStep(step, data, &loss));
     double seconds = secondsSince(stepBegin);
     double elapsed = secondsSince(begin);
     double rate = seconds > 0 ? static_cast<double>(tokensPerStep) / seconds : 0;
+    if (!reports)
+      continue;
     std::fprintf(out,
                  "step %lld/%lld: loss %.6f, %.0f tokens/s, %.2f ms, elapsed "
                  "%.2f s\n",
@@ -242,23 +285,51 @@ Status runTraining(const HetrunOptions &options, FILE *out, FILE *err) {
       writeMetrics(metrics, step + 1, loss, rate, seconds, elapsed);
   }
   double total = secondsSince(begin);
-  if (options.steps > 0)
+  if (reports && options.steps > 0)
     std::fprintf(err,
                  "hetrun: %lld steps in %.3f s (%.2f ms/step, %.0f tokens/s)\n",
                  static_cast<long long>(options.steps), total,
                  total * 1e3 / static_cast<double>(options.steps),
                  static_cast<double>(tokensPerStep * options.steps) / total);
 
-  if (!options.save.empty()) {
-    runtime::exec::CheckpointInfo info;
-    info.step = options.steps;
-    info.packagePath = options.package;
-    HETC_RETURN_IF_ERROR(runtime::exec::saveCheckpoint(
-        options.save, {ranks[0].get()}, manifest, info));
-    std::fprintf(err, "hetrun: saved step %lld to %s\n",
-                 static_cast<long long>(options.steps), options.save.c_str());
-  }
+  if (options.save.empty())
+    return runtime::okStatus();
+  std::vector<runtime::exec::RankTensors> ranks;
+  HETC_RETURN_IF_ERROR(job->gatherTensors(&ranks));
+  if (!reports)
+    return runtime::okStatus();
+  runtime::exec::CheckpointInfo info;
+  info.step = options.steps;
+  info.packagePath = options.package;
+  HETC_RETURN_IF_ERROR(
+      runtime::exec::saveCheckpoint(options.save, ranks, manifest, info));
+  std::fprintf(err, "hetrun: saved step %lld to %s\n",
+               static_cast<long long>(options.steps), options.save.c_str());
   return runtime::okStatus();
+}
+
+} // namespace
+
+Status runTraining(const HetrunOptions &options, FILE *out, FILE *err) {
+  if (options.backend == "cuda")
+    return runtime::unimplemented(
+        "the cuda backend is not built/available yet in this hetrun; use "
+        "--backend cpu");
+  if (!runtime::comm::launchedByMpi())
+    return train(options, nullptr, out, err);
+  std::unique_ptr<runtime::comm::Communicator> world;
+  HETC_RETURN_IF_ERROR(runtime::comm::createMpiCommunicator(
+      std::chrono::duration_cast<std::chrono::milliseconds>(kCommTimeout),
+      &world));
+  Status status = train(options, world.get(), out, err);
+  if (!status.ok()) {
+    // The other processes may be waiting for this one: report, then end
+    // them all (MPI_Abort does not return).
+    std::fprintf(err, "hetrun: error: %s\n", status.message().c_str());
+    std::fflush(err);
+    world->abort(status.message());
+  }
+  return status;
 }
 
 int runHetrun(int argc, char **argv) {

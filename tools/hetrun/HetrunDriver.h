@@ -1,9 +1,9 @@
 //===- HetrunDriver.h - the hetrun command ----------------------*- C++ -*-===//
 //
 // `hetrun PKG --data FILE --steps K [...]`: loads a package, runs K training
-// steps on the CPU backend and reports each step. The main is a call to
-// runHetrun; the pieces are here so that tests and later front ends (ranks
-// under mpirun) share them.
+// steps on the CPU backend and reports each step: every rank as a thread of
+// this process, or, under mpirun, this process's rank. The main is a call
+// to runHetrun.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +25,7 @@ struct HetrunOptions {
   std::string dataDType = "uint16";
   int64_t steps = -1;
   std::string backend = "cpu";
-  int threads = 0; // 0: the OpenMP default
+  int threads = 0; // per rank; 0: the OpenMP default over the local ranks
   std::string save;
   std::string metrics;
   bool help = false;
@@ -39,7 +39,8 @@ runtime::Status parseArguments(const std::vector<std::string> &args,
 /// The --help text.
 std::string usageText();
 
-/// Runs the training; progress lines go to `out`, notes to `err`.
+/// Runs the training; progress lines go to `out`, notes to `err`. Under
+/// MPI, a process that fails reports its error on `err` and ends the job.
 runtime::Status runTraining(const HetrunOptions &options, FILE *out, FILE *err);
 
 /// The whole command: 0 on success, 1 on failure, 2 on bad usage.

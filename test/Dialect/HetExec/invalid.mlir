@@ -57,13 +57,61 @@ hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_samp
 
 // -----
 
-// One tokens input per program.
+// Tokens and labels are samples of the program's range, one input per
+// micro-batch.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 2 : i64, num_samples = 2 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  %x = hetx.buffer 1 "input_ids" input(tokens) at 64 first_sample 2 : memref<1x4xi64>
+  // expected-error @+1 {{'hetx.buffer' op reads samples [3, 5), outside the program's samples [2, 4)}}
+  %y = hetx.buffer 2 "input_ids" input(tokens) at 128 first_sample 3 : memref<2x4xi64>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 2 : i64, num_samples = 2 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  // expected-error @+1 {{'hetx.buffer' op reads samples [0, 2), outside the program's samples [2, 4)}}
+  %y = hetx.buffer 1 "labels" input(labels) at 64 : memref<2x4xi64>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+// Only tokens and labels inputs, which own their bytes, have a first sample.
 
 hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
   %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
-  %x = hetx.buffer 1 "input_ids" input(tokens) at 64 : memref<1x4xi64>
-  // expected-error @+1 {{is a second tokens input (buffer 1 is the first)}}
-  %y = hetx.buffer 2 "more_ids" input(tokens) at 128 : memref<1x4xi64>
+  // expected-error @+1 {{'hetx.buffer' op has a first_sample but is no tokens or labels input}}
+  %x = hetx.buffer 1 "x" input(feed) at 64 first_sample 0 : memref<1x4xf32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  // expected-error @+1 {{'hetx.buffer' op has a first_sample but is no tokens or labels input}}
+  %l = hetx.buffer 0 "loss" activation at 0 first_sample 0 : memref<f32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  // expected-error @+1 {{'hetx.buffer' op first_sample must be non-negative, got -1}}
+  %x = hetx.buffer 1 "input_ids" input(tokens) at 64 first_sample -1 : memref<1x4xi64>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 2 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  %x = hetx.buffer 1 "input_ids" input(tokens) at 64 first_sample 0 : memref<2x4xi64>
+  // expected-error @+1 {{'hetx.buffer' op is an alias and cannot have a first_sample; the data loader fills the buffer it views}}
+  %r = hetx.buffer 2 "slice.2" input(tokens) at 96 first_sample 1 alias %x : memref<2x4xi64> : memref<1x4xi64>
   hetx.return %l : memref<f32>
 }
 
@@ -138,13 +186,13 @@ hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_samp
 
 // -----
 
-// An alias has the byte size, offset and kind of the buffer it views.
+// An alias views bytes of the buffer it aliases and has its kind.
 
 hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
   %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
   %t = hetx.buffer 1 "t" activation at 64 : memref<2x4xf32>
-  // expected-error @+1 {{has 16 bytes but aliases buffer 1 of 32 bytes}}
-  %a = hetx.buffer 2 "a" activation at 64 alias %t : memref<2x4xf32> : memref<4xf32>
+  // expected-error @+1 {{'hetx.buffer' op bytes [80, 112) lie outside those of buffer 1 [64, 96), which it aliases}}
+  %a = hetx.buffer 2 "a" activation at 80 alias %t : memref<2x4xf32> : memref<8xf32>
   hetx.return %l : memref<f32>
 }
 
@@ -153,8 +201,8 @@ hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_samp
 hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
   %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
   %t = hetx.buffer 1 "t" activation at 64 : memref<2x4xf32>
-  // expected-error @+1 {{is at offset 128 but aliases buffer 1 at offset 64}}
-  %a = hetx.buffer 2 "a" activation at 128 alias %t : memref<2x4xf32> : memref<8xf32>
+  // expected-error @+1 {{'hetx.buffer' op bytes [60, 76) lie outside those of buffer 1 [64, 96), which it aliases}}
+  %a = hetx.buffer 2 "a" activation at 60 alias %t : memref<2x4xf32> : memref<4xf32>
   hetx.return %l : memref<f32>
 }
 
@@ -237,6 +285,14 @@ hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_samp
 
 // expected-error @+1 {{'hetx.program' op arena_bytes must be non-negative, got -1}}
 hetx.program @p attributes {rank = 0 : i32, arena_bytes = -1 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+// expected-error @+1 {{'hetx.program' op stage and replica must be non-negative, got stage 0, replica -1}}
+hetx.program @p attributes {rank = 0 : i32, replica = -1 : i32, arena_bytes = 4 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
   %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
   hetx.return %l : memref<f32>
 }

@@ -9,8 +9,8 @@
 // CHECK: %[[W:b0]] = hetx.buffer 0 "w" parameter at 0 init dense<1.000000e+00> : tensor<4x4xf32> : memref<4x4xf32>
 // CHECK: %[[M:b1]] = hetx.buffer 1 "w.exp_avg" optimizer_state at 64 : memref<4x4xf32>
 // CHECK: %[[C:b2]] = hetx.buffer 2 "cst.2" constant at 128 init dense<2.000000e+00> : tensor<f32> : memref<f32>
-// CHECK: %[[X:b3]] = hetx.buffer 3 "input_ids" input(tokens) at 192 : memref<2x4xi64>
-// CHECK: %[[Y:b4]] = hetx.buffer 4 "labels" input(labels) at 256 : memref<2x4xi64>
+// CHECK: %[[X:b3]] = hetx.buffer 3 "input_ids" input(tokens) at 192 first_sample 2 : memref<2x4xi64>
+// CHECK: %[[Y:b4]] = hetx.buffer 4 "labels" input(labels) at 256 first_sample 2 : memref<2x4xi64>
 // CHECK: %[[G:b5]] = hetx.buffer 5 "gather.0" activation at 320 : memref<2x4x4xf32>
 // CHECK: %[[R:b6]] = hetx.buffer 6 "reshape.1" activation at 320 alias %[[G]] : memref<2x4x4xf32> : memref<8x4xf32>
 // CHECK: %[[L:b7]] = hetx.buffer 7 "loss" activation at 448 : memref<f32>
@@ -23,8 +23,8 @@ hetx.program @rank0 attributes {rank = 1 : i32, arena_bytes = 452 : i64,
   %w = hetx.buffer 0 "w" parameter at 0 init dense<1.0> : tensor<4x4xf32> : memref<4x4xf32>
   %m = hetx.buffer 1 "w.exp_avg" optimizer_state at 64 : memref<4x4xf32>
   %c = hetx.buffer 2 "cst.2" constant at 128 init dense<2.0> : tensor<f32> : memref<f32>
-  %x = hetx.buffer 3 "input_ids" input(tokens) at 192 : memref<2x4xi64>
-  %y = hetx.buffer 4 "labels" input(labels) at 256 : memref<2x4xi64>
+  %x = hetx.buffer 3 "input_ids" input(tokens) at 192 first_sample 2 : memref<2x4xi64>
+  %y = hetx.buffer 4 "labels" input(labels) at 256 first_sample 2 : memref<2x4xi64>
   %g = hetx.buffer 5 "gather.0" activation at 320 : memref<2x4x4xf32>
   %r = hetx.buffer 6 "reshape.1" activation at 320 alias %g : memref<2x4x4xf32> : memref<8x4xf32>
   %l = hetx.buffer 7 "loss" activation at 448 : memref<f32>
@@ -82,4 +82,31 @@ hetx.program @rank0 attributes {rank = 0 : i32, arena_bytes = 80 : i64,
   %l = hetx.buffer 1 "loss" activation at 64 : memref<f32>
   hetx.launch "reduce_sum"(%x) -> (%l) params {axes = array<i64: 0>, keep_dims = false} : (memref<4xf32>) -> (memref<f32>)
   hetx.return %l : memref<f32> outputs(%x : memref<4xf32>)
+}
+
+// -----
+
+// A rank of a pipeline: its stage, replica and device (stage and replica 0
+// are the defaults, not printed); one tokens input per
+// micro-batch, each at its first sample; views at an offset inside the
+// bytes they alias; communication launches; no loss.
+// CHECK-LABEL: hetx.program @rank2
+// CHECK-SAME: device = "a100", first_sample = 4 : i64, num_samples = 2 : i64, rank = 2 : i32, replica = 1 : i32, stage = 1 : i32}
+// CHECK: %[[T0:b0]] = hetx.buffer 0 "input_ids" input(tokens) at 0 first_sample 4 : memref<1x4xi64>
+// CHECK: %[[T1:b1]] = hetx.buffer 1 "input_ids" input(tokens) at 64 first_sample 5 : memref<1x4xi64>
+// CHECK: %[[X:b2]] = hetx.buffer 2 "x" activation at 128 : memref<2x4xf32>
+// CHECK: %[[ROW:b3]] = hetx.buffer 3 "send.3" activation at 144 alias %[[X]] : memref<2x4xf32> : memref<1x4xf32>
+// CHECK: hetx.launch "send"(%[[ROW]]) -> () params {peer = 3 : i64, tag = 1 : i64} : (memref<1x4xf32>) -> ()
+// CHECK: hetx.launch "all_reduce"(%[[X]]) -> (%[[X]]) params {group = array<i64: 1, 2>} : (memref<2x4xf32>) -> (memref<2x4xf32>)
+// CHECK: hetx.return{{$}}
+hetx.program @rank2 attributes {rank = 2 : i32, stage = 1 : i32, replica = 1 : i32,
+                                device = "a100", arena_bytes = 192 : i64,
+                                first_sample = 4 : i64, num_samples = 2 : i64} {
+  %t0 = hetx.buffer 0 "input_ids" input(tokens) at 0 first_sample 4 : memref<1x4xi64>
+  %t1 = hetx.buffer 1 "input_ids" input(tokens) at 64 first_sample 5 : memref<1x4xi64>
+  %x = hetx.buffer 2 "x" activation at 128 : memref<2x4xf32>
+  %row = hetx.buffer 3 "send.3" activation at 144 alias %x : memref<2x4xf32> : memref<1x4xf32>
+  hetx.launch "send"(%row) -> () params {peer = 3 : i64, tag = 1 : i64} : (memref<1x4xf32>) -> ()
+  hetx.launch "all_reduce"(%x) -> (%x) params {group = array<i64: 1, 2>} : (memref<2x4xf32>) -> (memref<2x4xf32>)
+  hetx.return
 }

@@ -1,0 +1,84 @@
+//===- TrainStep.cpp - the passes from a model to its gradients -----------===//
+
+#include "compiler/Driver/TrainStep.h"
+
+#include "passes/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace hetc::driver {
+
+LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
+  PassManager pm(module.getContext());
+  std::string errors;
+  llvm::raw_string_ostream errorStream(errors);
+  if (failed(parsePassPipeline(pipeline, pm, errorStream)))
+    return module.emitError("cannot build the pass pipeline '")
+           << pipeline << "': " << errors;
+  return pm.run(module);
+}
+
+int64_t countSegments(ModuleOp module) {
+  int64_t count = 0;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (auto segments = func->getAttrOfType<ArrayAttr>("hetg.segments"))
+      count = std::max<int64_t>(count, segments.size());
+  return count;
+}
+
+/// hetg-segment with the `--recompute` flags ("all": every segment).
+static LogicalResult segmentForRecompute(ModuleOp module, StringRef recompute) {
+  std::string list = recompute == "none" ? "" : recompute.str();
+  if (recompute == "all") {
+    if (failed(runPipeline(module, "hetg-segment")))
+      return failure();
+    list.clear();
+    for (int64_t s = 0, e = countSegments(module); s < e; ++s)
+      list += (s ? "," : "") + std::to_string(s);
+  }
+  std::string pipeline = "hetg-segment";
+  if (!list.empty())
+    pipeline += "{recompute=" + list + "}";
+  return runPipeline(module, pipeline);
+}
+
+LogicalResult
+buildGradientStep(ModuleOp module, const GradientStepOptions &options,
+                  llvm::function_ref<void(const Twine &)> progress) {
+  progress("simplify to batch " + Twine(options.batch) + ", sequence " +
+           Twine(options.seq));
+  PassManager simplify(module.getContext());
+  SimplifyPipelineOptions simplifyOptions;
+  simplifyOptions.batch = options.batch;
+  simplifyOptions.seq = options.seq;
+  buildSimplifyPipeline(simplify, simplifyOptions);
+  if (failed(simplify.run(module)))
+    return failure();
+
+  progress("attach the loss");
+  if (failed(runPipeline(module, "hetg-attach-loss{tokens=" +
+                                     std::to_string(options.lossTokens) + "}")))
+    return failure();
+  bool recompute = options.recompute != "none";
+  if (recompute || options.segment) {
+    progress("segment the forward graph" +
+             (recompute ? ", recompute " + Twine(options.recompute) : Twine()));
+    if (failed(segmentForRecompute(module, options.recompute)))
+      return failure();
+  }
+  progress("differentiate");
+  if (failed(runPipeline(module, "hetg-autodiff,cse")))
+    return failure();
+  if (recompute) {
+    progress("recompute the flagged segments' activations");
+    if (failed(runPipeline(module, "hetg-recompute")))
+      return failure();
+  }
+  return success();
+}
+
+} // namespace hetc::driver

@@ -1,0 +1,167 @@
+//===- ParameterUpdate.cpp - optimizer updates of parameters --------------===//
+
+#include "passes/ParameterUpdate.h"
+
+#include "dialects/HetGraph/Gradients/GradientBuilders.h"
+#include "dialects/HetDist/HetDist.h"
+#include "dialects/HetGraph/HetGraph.h"
+
+using namespace mlir;
+namespace mlp = mlir::ml_program;
+
+namespace hetc {
+
+namespace {
+constexpr StringLiteral kStateOfAttr = "hetg.state_of";
+constexpr StringLiteral kStepGlobal = "optimizer.step";
+/// torch.nn.utils.clip_grad_norm_ adds this to the norm before dividing.
+constexpr double kClipEpsilon = 1e-6;
+} // namespace
+
+LogicalResult OptimizerSettings::verify(Operation *anchor) const {
+  if (lr < 0.0 || weightDecay < 0.0 || eps < 0.0 || clipNorm < 0.0 ||
+      !(beta1 >= 0.0 && beta1 < 1.0) || !(beta2 >= 0.0 && beta2 < 1.0))
+    return anchor->emitError("the optimizer needs lr, weight-decay, eps and "
+                             "clip-norm >= 0 and betas in [0, 1)");
+  return success();
+}
+
+ParameterUpdateBuilder::ParameterUpdateBuilder(ModuleOp module,
+                                               OpBuilder &builder,
+                                               Location loc,
+                                               const OptimizerSettings &settings)
+    : module(module), builder(builder), loc(loc), settings(settings),
+      symbols(module) {}
+
+FailureOr<mlp::GlobalOp> ParameterUpdateBuilder::createStateGlobal(
+    Operation *after, StringRef name, RankedTensorType type, Attribute owner) {
+  if (auto existing = symbols.lookup<mlp::GlobalOp>(name)) {
+    // Another function of the module (another rank) updates the same state.
+    if (existing.getType() == type && existing.getIsMutable())
+      return existing;
+    return after->emitError("cannot create optimizer state @")
+           << name << ": the name is taken";
+  }
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointAfter(after);
+  Attribute zero =
+      llvm::isa<FloatType>(type.getElementType())
+          ? Attribute(builder.getFloatAttr(type.getElementType(), 0.0))
+          : Attribute(builder.getIntegerAttr(type.getElementType(), 0));
+  auto global = mlp::GlobalOp::create(
+      builder, after->getLoc(), name, type, /*is_mutable=*/true,
+      DenseElementsAttr::get(type, zero), builder.getStringAttr("private"));
+  if (owner)
+    global->setAttr(kStateOfAttr, owner);
+  symbols.insert(global);
+  return global;
+}
+
+LogicalResult ParameterUpdateBuilder::beginStep() {
+  if (!settings.adamw)
+    return success();
+  auto stepType = RankedTensorType::get({}, builder.getI64Type());
+  // The counter goes after the last global, before the functions.
+  Operation *lastGlobal = nullptr;
+  for (auto global : module.getOps<mlp::GlobalOp>())
+    lastGlobal = global;
+  FailureOr<mlp::GlobalOp> counter = createStateGlobal(
+      lastGlobal ? lastGlobal : &module.getBody()->front(), kStepGlobal,
+      stepType, Attribute());
+  if (failed(counter))
+    return failure();
+  Value previous = mlp::GlobalLoadOp::create(builder, loc, stepType,
+                                             FlatSymbolRefAttr::get(*counter));
+  Value one = hetg::ConstantOp::create(
+      builder, loc,
+      DenseElementsAttr::get(stepType, builder.getI64IntegerAttr(1)));
+  step = hetg::AddOp::create(builder, loc, previous, one);
+  counterGlobal = *counter;
+  return success();
+}
+
+FailureOr<Value> ParameterUpdateBuilder::update(mlp::GlobalOp owner,
+                                                StringRef piece, Value param,
+                                                Value grad) {
+  auto ownerType = llvm::cast<RankedTensorType>(owner.getType());
+  double decay = ownerType.getRank() >= 2 ? settings.weightDecay : 0.0;
+  if (!settings.adamw)
+    return Value(hetg::SgdOp::create(builder, loc, param, grad,
+                                     builder.getF64FloatAttr(settings.lr),
+                                     builder.getF64FloatAttr(decay)));
+  if (!step)
+    return owner.emitError("the AdamW step counter was not started");
+  auto type = llvm::cast<RankedTensorType>(param.getType());
+  Attribute ownerRef = FlatSymbolRefAttr::get(owner);
+  FailureOr<mlp::GlobalOp> m = createStateGlobal(
+      owner, (owner.getSymName() + ".adam_m" + piece).str(), type, ownerRef);
+  if (failed(m))
+    return failure();
+  FailureOr<mlp::GlobalOp> v = createStateGlobal(
+      *m, (owner.getSymName() + ".adam_v" + piece).str(), type, ownerRef);
+  if (failed(v))
+    return failure();
+  Value mValue =
+      mlp::GlobalLoadOp::create(builder, loc, type, FlatSymbolRefAttr::get(*m));
+  Value vValue =
+      mlp::GlobalLoadOp::create(builder, loc, type, FlatSymbolRefAttr::get(*v));
+  auto adamw = hetg::AdamWOp::create(
+      builder, loc, param, grad, mValue, vValue, step,
+      builder.getF64FloatAttr(settings.lr),
+      builder.getF64FloatAttr(settings.beta1),
+      builder.getF64FloatAttr(settings.beta2),
+      builder.getF64FloatAttr(settings.eps), builder.getF64FloatAttr(decay));
+  if (!piece.empty())
+    for (mlp::GlobalOp state : {*m, *v})
+      state->setAttr(hetd::kWholeShapeAttr,
+                     builder.getDenseI64ArrayAttr(ownerType.getShape()));
+  stateStores.push_back({*m, adamw.getNewExpAvg()});
+  stateStores.push_back({*v, adamw.getNewExpAvgSq()});
+  return adamw.getNewParam();
+}
+
+void ParameterUpdateBuilder::storeState() {
+  if (step)
+    stateStores.push_back({counterGlobal, step});
+  for (auto [global, value] : stateStores)
+    mlp::GlobalStoreOp::create(builder, loc, FlatSymbolRefAttr::get(global),
+                               value);
+  stateStores.clear();
+}
+
+Value buildClipCoefficient(OpBuilder &builder, Location loc, Value norm,
+                           double maxNorm) {
+  Type element = llvm::cast<RankedTensorType>(norm.getType()).getElementType();
+  Value denominator = hetg::AddOp::create(
+      builder, loc, norm,
+      hetg::buildScalar(builder, loc, element, kClipEpsilon));
+  Value ratio = hetg::DivOp::create(
+      builder, loc, hetg::buildScalar(builder, loc, element, maxNorm),
+      denominator);
+  return hetg::MinimumOp::create(builder, loc, ratio,
+                                 hetg::buildScalar(builder, loc, element, 1.0));
+}
+
+void makeParametersMutable(ModuleOp module,
+                           ArrayRef<mlp::GlobalOp> owners) {
+  DenseSet<StringAttr> names;
+  for (mlp::GlobalOp global : owners) {
+    global.setIsMutable(true);
+    names.insert(global.getSymNameAttr());
+  }
+  SmallVector<mlp::GlobalLoadConstOp> loads;
+  module.walk([&](mlp::GlobalLoadConstOp load) {
+    if (names.contains(load.getGlobal().getRootReference()))
+      loads.push_back(load);
+  });
+  OpBuilder builder(module.getContext());
+  for (mlp::GlobalLoadConstOp load : loads) {
+    builder.setInsertionPoint(load);
+    Value replacement = mlp::GlobalLoadOp::create(
+        builder, load.getLoc(), load.getType(), load.getGlobal());
+    load.replaceAllUsesWith(replacement);
+    load.erase();
+  }
+}
+
+} // namespace hetc

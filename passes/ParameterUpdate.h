@@ -1,0 +1,85 @@
+//===- ParameterUpdate.h - optimizer updates of parameters ------*- C++ -*-===//
+//
+// The update rule is shared by the single-device step (hetg-optimizer) and
+// the per-rank steps of a distribution plan (hetd-build-ranks), which update
+// only their shard of a stage's parameters: a whole parameter or a flat
+// piece of one. Both must train to the same numbers, so both build the
+// update here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HETC_PASSES_PARAMETERUPDATE_H
+#define HETC_PASSES_PARAMETERUPDATE_H
+
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace hetc {
+
+/// torch.optim's settings of SGD and AdamW.
+struct OptimizerSettings {
+  bool adamw = true;
+  double lr = 1e-3, weightDecay = 0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  /// Clip the global gradient norm to this value; 0: no clipping.
+  double clipNorm = 0;
+
+  /// Checks the ranges (lr, decay, eps, clip >= 0; betas in [0, 1)).
+  mlir::LogicalResult verify(mlir::Operation *anchor) const;
+};
+
+/// Builds the updates of one step function at the builder's insertion
+/// point: the AdamW step counter, state globals created next to their
+/// parameter, and the stores of the state. The caller stores the new
+/// parameter values.
+class ParameterUpdateBuilder {
+public:
+  ParameterUpdateBuilder(mlir::ModuleOp module, mlir::OpBuilder &builder,
+                         mlir::Location loc, const OptimizerSettings &settings);
+
+  /// Loads and increments `@optimizer.step` (AdamW only), creating the
+  /// global the first time a module needs it. Call once per function.
+  mlir::LogicalResult beginStep();
+
+  /// The new value of `param` (parameter `owner`, or the flat piece of it
+  /// `piece` names, e.g. "[0:96]") after its gradient `grad`. AdamW's
+  /// averages live in zero-initialized globals `@<owner>.adam_m<piece>` and
+  /// `@<owner>.adam_v<piece>` of `param`'s type. Weight decay applies when
+  /// the parameter (not the piece) has rank >= 2.
+  mlir::FailureOr<mlir::Value> update(mlir::ml_program::GlobalOp owner,
+                                      llvm::StringRef piece, mlir::Value param,
+                                      mlir::Value grad);
+
+  /// Stores the updated state and the step counter.
+  void storeState();
+
+private:
+  mlir::FailureOr<mlir::ml_program::GlobalOp>
+  createStateGlobal(mlir::Operation *after, llvm::StringRef name,
+                    mlir::RankedTensorType type, mlir::Attribute owner);
+
+  mlir::ModuleOp module;
+  mlir::OpBuilder &builder;
+  mlir::Location loc;
+  OptimizerSettings settings;
+  mlir::SymbolTable symbols;
+  mlir::Value step;
+  mlir::ml_program::GlobalOp counterGlobal;
+  llvm::SmallVector<std::pair<mlir::ml_program::GlobalOp, mlir::Value>>
+      stateStores;
+};
+
+/// torch.nn.utils.clip_grad_norm_'s factor min(1, max_norm / (norm + 1e-6))
+/// for a 0-D `norm`.
+mlir::Value buildClipCoefficient(mlir::OpBuilder &builder, mlir::Location loc,
+                                 mlir::Value norm, double maxNorm);
+
+/// Makes every parameter in `owners` mutable and turns its constant loads
+/// (global_load_const) into loads, as stores to it will follow.
+void makeParametersMutable(mlir::ModuleOp module,
+                           llvm::ArrayRef<mlir::ml_program::GlobalOp> owners);
+
+} // namespace hetc
+
+#endif // HETC_PASSES_PARAMETERUPDATE_H

@@ -1,0 +1,199 @@
+//===- Job.cpp ------------------------------------------------------------===//
+
+#include "runtime/exec/Job.h"
+
+#include "runtime/comm/InProcessCommunicator.h"
+#include "runtime/cpu/Threading.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+namespace hetc::runtime::exec {
+namespace {
+
+using hetc::package::NamedTensor;
+
+// Program tags are >= 0, so the runtime's own messages cannot be mistaken
+// for a program's.
+constexpr int64_t kCheckpointTag = -1;
+
+// "rank 2 (stage 1, replica 0, device gpu2)"; "rank 0" alone when the
+// package has one rank.
+std::string describeRank(const hetc::pkg::Manifest &manifest, int rank) {
+  std::string text = "rank " + std::to_string(rank);
+  if (manifest.ranks_size() == 1)
+    return text;
+  const hetc::pkg::RankInfo &info = manifest.ranks(rank);
+  text += " (stage " + std::to_string(info.stage()) + ", replica " +
+          std::to_string(info.replica());
+  if (!info.device().empty())
+    text += ", device " + info.device();
+  return text + ")";
+}
+
+Status checkComputesALoss(const LoadedPackage &package) {
+  for (const hetc::pkg::Program &program : package.programs)
+    if (program.loss_buffer() >= 0)
+      return okStatus();
+  return invalidArgument("no rank of the package computes a loss; a job runs "
+                         "training steps");
+}
+
+Status sendTensors(comm::Communicator &communicator, int peer,
+                   const std::vector<NamedTensor> &tensors) {
+  std::string bytes, error;
+  if (!hetc::package::encodeSafetensors(tensors, {}, &bytes, &error))
+    return internalError("cannot encode rank ", communicator.rank(),
+                         "'s tensors: ", error);
+  int64_t size = static_cast<int64_t>(bytes.size());
+  HETC_RETURN_IF_ERROR(
+      communicator.send(peer, &size, sizeof(size), kCheckpointTag));
+  return communicator.send(peer, bytes.data(), bytes.size(), kCheckpointTag);
+}
+
+Status receiveTensors(comm::Communicator &communicator, int peer,
+                      std::vector<NamedTensor> *tensors) {
+  int64_t size = 0;
+  HETC_RETURN_IF_ERROR(
+      communicator.recv(peer, &size, sizeof(size), kCheckpointTag));
+  std::string bytes(static_cast<size_t>(size), '\0');
+  HETC_RETURN_IF_ERROR(
+      communicator.recv(peer, bytes.data(), bytes.size(), kCheckpointTag));
+  std::map<std::string, std::string> metadata;
+  std::string error;
+  if (!hetc::package::decodeSafetensors(bytes, tensors, &metadata, &error))
+    return dataLoss("the tensors from rank ", peer, " do not decode: ", error);
+  return okStatus();
+}
+
+} // namespace
+
+Status Job::createInProcess(const LoadedPackage &package,
+                            const KernelRegistry &registry,
+                            const JobOptions &options,
+                            std::unique_ptr<Job> *job) {
+  std::unique_ptr<Job> result(new Job());
+  result->inProcessWorld_ = comm::createInProcessWorld(
+      package.manifest.ranks_size(), options.timeout);
+  for (const auto &communicator : result->inProcessWorld_)
+    result->communicators_.push_back(communicator.get());
+  HETC_RETURN_IF_ERROR(result->start(package, registry, options));
+  *job = std::move(result);
+  return okStatus();
+}
+
+Status Job::createForRank(const LoadedPackage &package,
+                          const KernelRegistry &registry,
+                          comm::Communicator &communicator,
+                          const JobOptions &options,
+                          std::unique_ptr<Job> *job) {
+  int numRanks = package.manifest.ranks_size();
+  if (communicator.worldSize() != numRanks)
+    return failedPrecondition("the job has ", communicator.worldSize(),
+                              " processes but the package has ", numRanks,
+                              " ranks: start one process per rank (mpirun "
+                              "-np ",
+                              numRanks, ")");
+  std::unique_ptr<Job> result(new Job());
+  result->communicators_ = {&communicator};
+  HETC_RETURN_IF_ERROR(result->start(package, registry, options));
+  *job = std::move(result);
+  return okStatus();
+}
+
+Job::~Job() = default;
+
+Status Job::start(const LoadedPackage &package, const KernelRegistry &registry,
+                  const JobOptions &options) {
+  package_ = &package;
+  HETC_RETURN_IF_ERROR(checkComputesALoss(package));
+  for (comm::Communicator *communicator : communicators_) {
+    std::unique_ptr<RankExecutor> rank;
+    HETC_RETURN_IF_ERROR(RankExecutor::create(package, communicator->rank(),
+                                              registry, &rank, communicator));
+    ranks_.push_back(std::move(rank));
+  }
+  int lanes = numLocalRanks();
+  threadsPerRank_ = options.threadsPerRank > 0
+                        ? options.threadsPerRank
+                        : std::max(1, cpu::numThreads() / lanes);
+  threads_ =
+      std::make_unique<RankThreads>(lanes, [threads = threadsPerRank_](int) {
+        // OpenMP's count is per thread, so each lane sets its own.
+        (void)cpu::setNumThreads(threads); // >= 1: cannot fail
+      });
+  return okStatus();
+}
+
+Status Job::runStep(int64_t step, const TokenLoader &data, float *loss) {
+  bool inProcess = !inProcessWorld_.empty();
+  std::vector<float> losses(ranks_.size(), 0.0f);
+  std::mutex mutex;
+  Status failure; // the first rank failing for its own reason, else ABORTED
+  threads_->run([&](int lane) {
+    RankExecutor &rank = *ranks_[lane];
+    Status status = rank.runStep(step, data, &losses[lane]);
+    if (status.ok())
+      return;
+    bool aborted = status.code() == StatusCode::kAborted;
+    if (inProcess && !aborted)
+      communicators_[lane]->abort(status.message());
+    status.annotate(describeRank(package_->manifest, rank.rank()));
+    std::lock_guard<std::mutex> lock(mutex);
+    if (failure.ok() || (failure.code() == StatusCode::kAborted && !aborted))
+      failure = std::move(status);
+  });
+  HETC_RETURN_IF_ERROR(failure);
+
+  double sum = 0.0;
+  for (size_t i = 0; i < ranks_.size(); ++i)
+    if (ranks_[i]->hasLoss())
+      sum += losses[i];
+  int worldSize = communicators_.front()->worldSize();
+  if (numLocalRanks() < worldSize) {
+    std::vector<int> everyRank(static_cast<size_t>(worldSize));
+    for (int r = 0; r < worldSize; ++r)
+      everyRank[r] = r;
+    HETC_RETURN_IF_ERROR(
+        communicators_.front()->allReduceSum(everyRank, DType::kF64, &sum, 1),
+        describeRank(package_->manifest, ranks_[0]->rank()), ": step ", step,
+        ": summing the loss");
+  }
+  *loss = static_cast<float>(sum);
+  return okStatus();
+}
+
+void Job::abort(const std::string &reason) {
+  communicators_.front()->abort(reason);
+}
+
+Status Job::gatherTensors(std::vector<RankTensors> *ranks) {
+  ranks->clear();
+  if (!inProcessWorld_.empty()) {
+    for (const auto &rank : ranks_)
+      ranks->push_back(takeRankTensors(*rank));
+    return okStatus();
+  }
+  comm::Communicator &communicator = *communicators_.front();
+  RankTensors mine = takeRankTensors(*ranks_.front());
+  if (mine.rank != 0) {
+    HETC_RETURN_IF_ERROR(sendTensors(communicator, 0, mine.parameters));
+    return sendTensors(communicator, 0, mine.optimizerState);
+  }
+  ranks->push_back(std::move(mine));
+  for (int peer = 1; peer < communicator.worldSize(); ++peer) {
+    RankTensors theirs;
+    theirs.rank = peer;
+    theirs.wholeShapes = wholeShapesOf(package_->programs[peer]);
+    HETC_RETURN_IF_ERROR(receiveTensors(communicator, peer, &theirs.parameters),
+                         "gathering the checkpoint from rank ", peer);
+    HETC_RETURN_IF_ERROR(
+        receiveTensors(communicator, peer, &theirs.optimizerState),
+        "gathering the checkpoint from rank ", peer);
+    ranks->push_back(std::move(theirs));
+  }
+  return okStatus();
+}
+
+} // namespace hetc::runtime::exec

@@ -1,0 +1,95 @@
+//===- Job.h - training steps over all ranks of a package -------*- C++ -*-===//
+//
+// A Job runs a package's steps on the ranks this process hosts: all of them
+// as threads over an in-process world (hetrun alone), or the one rank of
+// this process in a world of processes (hetrun under mpirun). Each step
+// runs the local ranks at once, one persistent thread each (RankThreads.h);
+// the step's loss is the sum of every rank's share, summed across processes
+// with an all-reduce so that every process knows it.
+//
+// Failure ends the job, never hangs it. In-process, a rank whose step fails
+// aborts the world, so the ranks waiting on it stop with ABORTED, and the
+// step reports the first rank that failed for its own reason, not the
+// ABORTED ones. In a world of processes, the process reports its error and
+// then calls abort(), which ends the other processes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HETC_RUNTIME_EXEC_JOB_H
+#define HETC_RUNTIME_EXEC_JOB_H
+
+#include "runtime/exec/CheckpointTensors.h"
+#include "runtime/exec/Executor.h"
+#include "runtime/exec/RankThreads.h"
+
+#include <chrono>
+#include <memory>
+
+namespace hetc::runtime::exec {
+
+struct JobOptions {
+  /// Kernel threads of each local rank; 0: max(1, H / local ranks), H the
+  /// calling thread's OpenMP default (OMP_NUM_THREADS or the cores it may
+  /// run on).
+  int threadsPerRank = 0;
+  /// How long an in-process rank waits for another before giving up.
+  std::chrono::milliseconds timeout = std::chrono::minutes(10);
+};
+
+class Job {
+public:
+  /// Every rank of `package`, as threads of this process over an in-process
+  /// world. `package` and `registry` must outlive the job.
+  static Status createInProcess(const LoadedPackage &package,
+                                const KernelRegistry &registry,
+                                const JobOptions &options,
+                                std::unique_ptr<Job> *job);
+
+  /// Rank `communicator.rank()` of `package` only; the other ranks run in
+  /// other processes of the communicator's world, whose size must be the
+  /// package's rank count. `communicator` must outlive the job.
+  static Status createForRank(const LoadedPackage &package,
+                              const KernelRegistry &registry,
+                              comm::Communicator &communicator,
+                              const JobOptions &options,
+                              std::unique_ptr<Job> *job);
+
+  ~Job();
+
+  /// Runs step `step` (0-based) on the local ranks and gives the step's
+  /// loss. Errors name the rank: "rank 2 (stage 1, replica 0, device gpu2):
+  /// step 3: instruction 7 (recv) ...".
+  Status runStep(int64_t step, const TokenLoader &data, float *loss);
+
+  /// Ends the job after this process failed: the other ranks' waits return
+  /// ABORTED. In a world of processes this ends every process, this one
+  /// included (MPI_Abort): report the error first.
+  void abort(const std::string &reason);
+
+  /// What every rank holds of a checkpoint, in rank order, on the process
+  /// hosting rank 0 (empty on the others). Every process calls it.
+  Status gatherTensors(std::vector<RankTensors> *ranks);
+
+  /// Whether this process hosts rank 0, which reports progress and writes
+  /// the files.
+  bool hostsRankZero() const { return ranks_.front()->rank() == 0; }
+  int numLocalRanks() const { return static_cast<int>(ranks_.size()); }
+  int threadsPerRank() const { return threadsPerRank_; }
+  const RankExecutor &localRank(int i) const { return *ranks_[i]; }
+
+private:
+  Job() = default;
+  Status start(const LoadedPackage &package, const KernelRegistry &registry,
+               const JobOptions &options);
+
+  const LoadedPackage *package_ = nullptr;
+  std::vector<std::unique_ptr<comm::Communicator>> inProcessWorld_;
+  std::vector<comm::Communicator *> communicators_; // per local rank
+  std::vector<std::unique_ptr<RankExecutor>> ranks_;
+  std::unique_ptr<RankThreads> threads_;
+  int threadsPerRank_ = 1;
+};
+
+} // namespace hetc::runtime::exec
+
+#endif // HETC_RUNTIME_EXEC_JOB_H
