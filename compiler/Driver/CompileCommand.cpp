@@ -364,6 +364,13 @@ int runCompile() {
   settings.vocabSize = vocabSize;
   settings.optimizer = {optimizerKind, learningRate, weightDecay, beta1,
                         beta2,         epsilon,      clipNorm};
+  if (plan)
+    settings.planJson = planner::printPlan(*plan);
+  for (auto program : module.getOps<hetx::ProgramOp>()) {
+    auto device = program->getAttrOfType<StringAttr>("device");
+    settings.deviceMemoryBytes[program.getRankAttr().getInt()] =
+        memory->of(device ? device.getValue() : "");
+  }
   if (failed(package::writePackage(module, settings, outputPath)))
     return kExitFailure;
   for (auto program : module.getOps<hetx::ProgramOp>())

@@ -77,14 +77,13 @@ LogicalResult checkDeviceMemory(ModuleOp module,
     int64_t needed = program.getArenaBytesAttr().getInt();
     if (available == 0 || needed <= available)
       continue;
-    InFlightDiagnostic diag = program.emitError("rank ")
-                              << program.getRankAttr().getInt();
-    if (auto stage = program->getAttrOfType<IntegerAttr>("stage"))
-      diag << " (stage " << stage.getInt() << ")";
-    diag << " needs " << formatBytes(needed) << " but device '"
-         << (device ? device.getValue() : "") << "' has "
-         << formatBytes(available) << ": " << formatBytes(needed - available)
-         << " missing";
+    program.emitError("rank ")
+        << program.getRankAttr().getInt() << " (stage "
+        << program.getStage() << ", replica " << program.getReplica()
+        << ", device '" << (device ? device.getValue() : "") << "') needs "
+        << formatBytes(needed) << " but the device has "
+        << formatBytes(available) << ": " << formatBytes(needed - available)
+        << " missing";
     fits = false;
   }
   return success(fits);

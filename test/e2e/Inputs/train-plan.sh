@@ -21,13 +21,14 @@ case $optimizer in
                     --state-rtol 1e-2 --state-atol 1e-5) ;;
 esac
 
-run=$dir/$name-$optimizer
+stem=$(basename "$model" .onnx)
+run=$dir/$stem-$name-$optimizer
 hetc compile "$model" -o "$run.hetpkg" --global-batch 8 --seq 16 "${update[@]}" "$@"
 hetrun "$run.hetpkg" --data "$dir/tokens.bin" --steps 5 \
   --metrics "$run.jsonl" --save "$run.run"
 [ "$name" = single ] && exit 0
 
-reference=$dir/single-$optimizer
+reference=$dir/$stem-single-$optimizer
 compare() {
   "$python" "$models/compare_runs.py" --reference "$reference.run" \
     --reference-metrics "$reference.jsonl" --candidate "$1.run" \
