@@ -19,7 +19,6 @@ using namespace hetc::hetg;
 
 namespace {
 
-constexpr StringLiteral kNameAttr = "hetg.name";
 
 bool isScalarFloat(Type type) {
   auto tensor = llvm::dyn_cast<RankedTensorType>(type);

@@ -26,9 +26,6 @@ using namespace hetc::hetg;
 
 namespace {
 
-constexpr StringLiteral kGradientOfAttr = "hetg.gradient_of";
-constexpr StringLiteral kSegmentAttr = "hetg.segment";
-constexpr StringLiteral kGradSegmentAttr = "hetg.grad_segment";
 
 bool isFloatTensor(Type type) {
   auto tensor = llvm::dyn_cast<RankedTensorType>(type);

@@ -24,10 +24,6 @@ using namespace hetc;
 namespace mlp = mlir::ml_program;
 using planner::ScheduledOp;
 
-constexpr StringLiteral kNameAttr = "hetg.name";
-constexpr StringLiteral kRoleAttr = "hetd.role";
-constexpr StringLiteral kGradientOfAttr = "hetg.gradient_of";
-constexpr StringLiteral kParameterAttr = "hetd.parameter";
 
 /// The message tag: unique per ordered pair of ranks within a step.
 static int64_t messageTag(const ScheduledOp &op) {
@@ -35,11 +31,11 @@ static int64_t messageTag(const ScheduledOp &op) {
 }
 
 static StringRef roleOf(func::FuncOp func, unsigned arg) {
-  if (func.getArgAttr(arg, kParameterAttr))
+  if (func.getArgAttr(arg, hetd::kParameterAttr))
     return "parameter";
-  if (auto name = func.getArgAttrOfType<StringAttr>(arg, kNameAttr))
+  if (auto name = func.getArgAttrOfType<StringAttr>(arg, hetg::kNameAttr))
     return name.getValue();
-  if (auto role = func.getArgAttrOfType<StringAttr>(arg, kRoleAttr))
+  if (auto role = func.getArgAttrOfType<StringAttr>(arg, hetd::kRoleAttr))
     return role.getValue();
   return "";
 }
@@ -50,7 +46,7 @@ static SmallVector<mlp::GlobalOp> parametersOf(func::FuncOp backward,
   SmallVector<mlp::GlobalOp> parameters;
   for (unsigned i = 0; i < backward.getNumResults(); ++i)
     if (auto owner =
-            backward.getResultAttrOfType<FlatSymbolRefAttr>(i, kGradientOfAttr))
+            backward.getResultAttrOfType<FlatSymbolRefAttr>(i, hetg::kGradientOfAttr))
       parameters.push_back(
           SymbolTable::lookupNearestSymbolFrom<mlp::GlobalOp>(module, owner));
   return parameters;
@@ -77,7 +73,7 @@ Value RankBuilder::argument(Type type, StringRef name, int64_t firstSample) {
   MLIRContext *context = module.getContext();
   unsigned index = rankFunc.getNumArguments();
   NamedAttribute attrs[] = {
-      {StringAttr::get(context, kNameAttr), StringAttr::get(context, name)},
+      {StringAttr::get(context, hetg::kNameAttr), StringAttr::get(context, name)},
       {StringAttr::get(context, hetd::kFirstSampleAttr),
        builder.getI64IntegerAttr(firstSample)}};
   (void)rankFunc.insertArgument(index, type, DictionaryAttr::get(context, attrs),
@@ -97,7 +93,12 @@ LogicalResult RankBuilder::receive(const ScheduledOp &op) {
            << schedule.stage << " receives "
            << (op.gradient ? "a gradient" : "an activation")
            << " but @" << reader.getName() << " takes none";
-  auto type = llvm::cast<RankedTensorType>(reader.getArgumentTypes()[*it]);
+  auto type = llvm::dyn_cast<RankedTensorType>(reader.getArgumentTypes()[*it]);
+  if (!type || type.getRank() == 0)
+    return reader.emitError("argument #")
+           << *it << " (hetd.role = \"" << role
+           << "\") must be a tensor whose dimension 0 is the samples, got "
+           << reader.getArgumentTypes()[*it];
   SmallVector<int64_t> shape(type.getShape());
   shape[0] = op.numSamples;
   Value piece = hetd::RecvOp::create(builder, loc, type.clone(shape),
@@ -111,10 +112,15 @@ LogicalResult RankBuilder::receive(const ScheduledOp &op) {
 FailureOr<Value>
 RankBuilder::joinPieces(SmallVector<std::pair<int64_t, Value>> &pieces,
                         int64_t microBatch, bool gradient) {
+  // Only the first stage's forward and the last stage's backward receive
+  // nothing.
+  func::FuncOp reader = gradient ? functions.backward : functions.forward;
   if (pieces.empty())
-    return emitError(loc) << "rank " << schedule.rank << " computes micro-batch "
-                          << microBatch << " before receiving its "
-                          << (gradient ? "gradient" : "input");
+    return reader.emitError("takes ")
+           << (gradient ? "a gradient (hetd.role = \"boundary_grad\")"
+                        : "an activation (hetd.role = \"boundary\")")
+           << " but stage " << schedule.stage << " receives none for rank "
+           << schedule.rank << "'s micro-batch " << microBatch;
   llvm::sort(pieces, [](auto &a, auto &b) { return a.first < b.first; });
   if (pieces.size() == 1)
     return pieces.front().second;
@@ -129,8 +135,8 @@ Value RankBuilder::resultWithRole(func::CallOp call, StringRef role) {
                             ? functions.forward
                             : functions.backward;
   for (unsigned i = 0; i < callee.getNumResults(); ++i) {
-    auto attr = callee.getResultAttrOfType<StringAttr>(i, kRoleAttr);
-    auto name = callee.getResultAttrOfType<StringAttr>(i, kNameAttr);
+    auto attr = callee.getResultAttrOfType<StringAttr>(i, hetd::kRoleAttr);
+    auto name = callee.getResultAttrOfType<StringAttr>(i, hetg::kNameAttr);
     if ((attr && attr.getValue() == role) || (name && name.getValue() == role))
       return call.getResult(i);
   }
@@ -162,7 +168,7 @@ LogicalResult RankBuilder::compute(const ScheduledOp &op) {
   if (backward)
     for (unsigned i = 0; i < functions.forward.getNumResults(); ++i)
       if (auto role = functions.forward.getResultAttrOfType<StringAttr>(
-              i, kRoleAttr);
+              i, hetd::kRoleAttr);
           role && role.getValue() == "saved")
         savedValues.push_back(state.forward.getResult(i));
   for (unsigned i = 0; i < callee.getNumArguments(); ++i) {
@@ -179,10 +185,22 @@ LogicalResult RankBuilder::compute(const ScheduledOp &op) {
       if (failed(joined))
         return failure();
       operands.push_back(*joined);
-    } else if (role == "saved" && backward && saved < savedValues.size()) {
+    } else if (role == "saved") {
+      if (!backward)
+        return callee.emitError("argument #")
+               << i << " is a saved value (hetd.role = \"saved\"), which "
+               << "only a backward takes";
+      if (saved >= savedValues.size())
+        return callee.emitError("argument #")
+               << i << " is saved value #" << saved << " but @"
+               << functions.forward.getName() << " returns "
+               << savedValues.size() << " saved values";
       operands.push_back(savedValues[saved++]);
     } else if (role == "parameter") {
-      auto owner = callee.getArgAttrOfType<FlatSymbolRefAttr>(i, kParameterAttr);
+      auto owner = callee.getArgAttrOfType<FlatSymbolRefAttr>(i, hetd::kParameterAttr);
+      if (!owner)
+        return callee.emitError("argument #")
+               << i << " has a hetd.parameter that is not a symbol reference";
       auto it = llvm::find_if(parameters, [&](mlp::GlobalOp global) {
         return global.getSymName() == owner.getValue();
       });
@@ -225,7 +243,7 @@ void RankBuilder::addGradients(func::CallOp call) {
   SmallVector<Value> grads, tied;
   for (unsigned i = 0; i < call.getNumResults(); ++i)
     if (auto owner = functions.backward.getResultAttrOfType<FlatSymbolRefAttr>(
-            i, kGradientOfAttr)) {
+            i, hetg::kGradientOfAttr)) {
       auto global =
           SymbolTable::lookupNearestSymbolFrom<mlp::GlobalOp>(module, owner);
       (tiedGroups.count(global) ? tied : grads).push_back(call.getResult(i));
@@ -234,6 +252,8 @@ void RankBuilder::addGradients(func::CallOp call) {
   // Sharded parameters: each micro-batch's gradients go straight to their
   // owners, so no rank holds a stage's full gradients for long.
   if (shardsParameters()) {
+    if (parameters.empty())
+      return;
     Value shard = reduceScatterGradients(grads);
     shardGradients =
         shardGradients
@@ -324,7 +344,7 @@ LogicalResult RankBuilder::build() {
   rankFunc.setType(FunctionType::get(context, rankFunc.getArgumentTypes(),
                                      ValueRange(results).getTypes()));
   if (loss)
-    rankFunc.setResultAttr(0, kNameAttr, builder.getStringAttr("loss"));
+    rankFunc.setResultAttr(0, hetg::kNameAttr, builder.getStringAttr("loss"));
   return success();
 }
 
@@ -348,10 +368,12 @@ struct HetdBuildRanksPass
       module.emitError(llvm::toString(plan.takeError()));
       return failure();
     }
-    int64_t batch = plan->globalBatch;
-    for (const planner::Replica &replica : plan->stages.front().replicas)
-      batch = std::max(batch, replica.firstSample + replica.numSamples);
-    int64_t segments = plan->stages.back().endSegment;
+    int64_t batch = plan->globalBatch, segments = 0;
+    if (!plan->stages.empty()) {
+      for (const planner::Replica &replica : plan->stages.front().replicas)
+        batch = std::max(batch, replica.firstSample + replica.numSamples);
+      segments = plan->stages.back().endSegment;
+    }
     if (llvm::Error error = planner::validatePlan(*plan, batch, segments)) {
       module.emitError(llvm::toString(std::move(error)));
       return failure();
@@ -382,17 +404,40 @@ struct HetdBuildRanksPass
       auto microBatch = func->getAttrOfType<IntegerAttr>(hetd::kMicroBatchAttr);
       if (!stage || !phase || !microBatch)
         continue;
+      if (phase.getValue() != "forward" && phase.getValue() != "backward") {
+        func.emitError("has hetd.phase \"")
+            << phase.getValue() << "\"; expected \"forward\" or \"backward\"";
+        return signalPassFailure();
+      }
       StagePair &pair = stages[{stage.getInt(), microBatch.getInt()}];
       (phase.getValue() == "forward" ? pair.forward : pair.backward) = func;
       func.setPrivate();
-      if (stage.getInt() >= static_cast<int64_t>(plan->stages.size())) {
+      if (stage.getInt() < 0 ||
+          stage.getInt() >= static_cast<int64_t>(plan->stages.size())) {
         func.emitError("is a function of stage ")
             << stage.getInt() << " but the plan has "
             << plan->stages.size() << " stages";
         return signalPassFailure();
       }
-      if (phase.getValue() == "backward")
-        llvm::append_range(trained, parametersOf(func, module));
+      if (phase.getValue() != "backward")
+        continue;
+      for (unsigned i = 0; i < func.getNumResults(); ++i) {
+        auto owner =
+            func.getResultAttrOfType<FlatSymbolRefAttr>(i, hetg::kGradientOfAttr);
+        if (!owner)
+          continue;
+        auto global =
+            SymbolTable::lookupNearestSymbolFrom<mlp::GlobalOp>(module, owner);
+        Type type = func.getResultTypes()[i];
+        if (!global || global.getType() != type ||
+            !llvm::isa<RankedTensorType>(type)) {
+          func.emitError("result #")
+              << i << " is the gradient of " << owner
+              << ", which is not an ml_program.global of its type " << type;
+          return signalPassFailure();
+        }
+      }
+      llvm::append_range(trained, parametersOf(func, module));
     }
     for (auto &[key, pair] : stages)
       if (!pair.forward || !pair.backward) {
@@ -400,6 +445,15 @@ struct HetdBuildRanksPass
             << key.first << " with micro-batch " << key.second
             << " has only a " << (pair.forward ? "forward" : "backward")
             << " function";
+        return signalPassFailure();
+      }
+    for (int64_t s = 0; s < static_cast<int64_t>(plan->stages.size()); ++s)
+      if (llvm::none_of(stages,
+                        [&](auto &entry) { return entry.first.first == s; })) {
+        module.emitError("the plan has ")
+            << plan->stages.size() << " stages but no function is of stage "
+            << s << "; cut the step into as many stages with "
+            << "hetd-partition-stages";
         return signalPassFailure();
       }
     makeParametersMutable(module, trained);
@@ -434,6 +488,13 @@ struct HetdBuildRanksPass
       }
 
     std::vector<planner::RankSchedule> schedule = planner::buildSchedule(*plan);
+    // Ranks block on their receives: a schedule whose messages do not match
+    // pair by pair would hang the job, so it never reaches a program.
+    if (llvm::Error error = planner::checkScheduleMatches(*plan, schedule)) {
+      module.emitError("the schedule of the plan is inconsistent: ")
+          << llvm::toString(std::move(error));
+      return signalPassFailure();
+    }
     for (const planner::RankSchedule &rank : schedule)
       if (failed(RankBuilder(module, *plan, rank, settings, stages, tiedGroups)
                      .build()))

@@ -24,7 +24,6 @@ namespace mlp = mlir::ml_program;
 
 namespace {
 
-constexpr StringLiteral kGradientOfAttr = "hetg.gradient_of";
 /// One gradient result of the training function.
 struct Trained {
   mlp::GlobalOp global;

@@ -12,7 +12,6 @@ namespace mlp = mlir::ml_program;
 namespace hetc {
 
 namespace {
-constexpr StringLiteral kStateOfAttr = "hetg.state_of";
 constexpr StringLiteral kStepGlobal = "optimizer.step";
 /// torch.nn.utils.clip_grad_norm_ adds this to the norm before dividing.
 constexpr double kClipEpsilon = 1e-6;
@@ -52,7 +51,7 @@ FailureOr<mlp::GlobalOp> ParameterUpdateBuilder::createStateGlobal(
       builder, after->getLoc(), name, type, /*is_mutable=*/true,
       DenseElementsAttr::get(type, zero), builder.getStringAttr("private"));
   if (owner)
-    global->setAttr(kStateOfAttr, owner);
+    global->setAttr(hetg::kStateOfAttr, owner);
   symbols.insert(global);
   return global;
 }

@@ -32,12 +32,6 @@ using namespace hetc;
 
 namespace {
 
-constexpr StringLiteral kSegmentAttr = "hetg.segment";
-constexpr StringLiteral kGradSegmentAttr = "hetg.grad_segment";
-constexpr StringLiteral kRecomputedAttr = "hetg.recomputed";
-constexpr StringLiteral kGradientOfAttr = "hetg.gradient_of";
-constexpr StringLiteral kNameAttr = "hetg.name";
-constexpr StringLiteral kRoleAttr = "hetd.role";
 /// Partial gradients that no stage's backward computes.
 constexpr int64_t kNoStage = -1;
 
@@ -131,9 +125,9 @@ private:
 };
 
 std::optional<Place> StagePartitioner::placeOf(Operation *op) const {
-  if (auto segment = op->getAttrOfType<IntegerAttr>(kSegmentAttr))
+  if (auto segment = op->getAttrOfType<IntegerAttr>(hetg::kSegmentAttr))
     return Place{stageOfSegment(segment.getInt()), Phase::Forward};
-  for (StringRef name : {kGradSegmentAttr, kRecomputedAttr})
+  for (StringRef name : {hetg::kGradSegmentAttr, hetg::kRecomputedAttr})
     if (auto segment = op->getAttrOfType<IntegerAttr>(name))
       return Place{stageOfSegment(segment.getInt()), Phase::Backward};
   return std::nullopt;
@@ -151,13 +145,18 @@ bool StagePartitioner::isRecomputable(Operation *op) const {
 LogicalResult StagePartitioner::createFunctions() {
   Block &block = step.getBody().front();
   auto ids = llvm::find_if(block.getArguments(), [&](BlockArgument arg) {
-    auto name = step.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kNameAttr);
+    auto name = step.getArgAttrOfType<StringAttr>(arg.getArgNumber(), hetg::kNameAttr);
     return name && name.getValue() == "input_ids";
   });
   if (ids == block.args_end())
     return step.emitError("hetd-partition-stages needs an argument named "
                           "input_ids (hetg.name) to know the micro-batch");
-  microBatch = llvm::cast<RankedTensorType>((*ids).getType()).getDimSize(0);
+  auto idsType = llvm::dyn_cast<RankedTensorType>((*ids).getType());
+  if (!idsType || idsType.getRank() == 0 || idsType.isDynamicDim(0))
+    return step.emitError("input_ids must be a tensor whose static dimension "
+                          "0 is the micro-batch, got ")
+           << (*ids).getType();
+  microBatch = idsType.getDimSize(0);
 
   MLIRContext *context = step.getContext();
   OpBuilder builder(step);
@@ -187,7 +186,7 @@ LogicalResult StagePartitioner::createFunctions() {
 
 DictionaryAttr roleAttr(MLIRContext *context, StringRef role) {
   return DictionaryAttr::get(
-      context, {NamedAttribute(StringAttr::get(context, kRoleAttr),
+      context, {NamedAttribute(StringAttr::get(context, hetd::kRoleAttr),
                                StringAttr::get(context, role))});
 }
 
@@ -212,7 +211,7 @@ FailureOr<Value> StagePartitioner::lookupOrImport(StageFunction &target,
         return failure();
     OpBuilder builder = OpBuilder::atBlockEnd(&target.body());
     Operation *clone = builder.clone(*producer, target.mapping);
-    for (StringRef name : {kSegmentAttr, kGradSegmentAttr, kRecomputedAttr})
+    for (StringRef name : {hetg::kSegmentAttr, hetg::kGradSegmentAttr, hetg::kRecomputedAttr})
       clone->removeAttr(name);
     return target.mapping.lookup(value);
   }
@@ -352,7 +351,7 @@ LogicalResult StagePartitioner::addParameterGradients() {
   Operation *terminator = step.getBody().front().getTerminator();
   MLIRContext *context = step.getContext();
   for (unsigned i = 1; i < terminator->getNumOperands(); ++i) {
-    auto owner = step.getResultAttrOfType<FlatSymbolRefAttr>(i, kGradientOfAttr);
+    auto owner = step.getResultAttrOfType<FlatSymbolRefAttr>(i, hetg::kGradientOfAttr);
     if (!owner)
       return step.emitError("result #")
              << i << " is not a parameter gradient (hetg.gradient_of); run "
@@ -385,7 +384,7 @@ LogicalResult StagePartitioner::addParameterGradients() {
       }
       backward.results.push_back(sum);
       backward.resultAttrs.push_back(DictionaryAttr::get(
-          context, {NamedAttribute(StringAttr::get(context, kGradientOfAttr),
+          context, {NamedAttribute(StringAttr::get(context, hetg::kGradientOfAttr),
                                    owner)}));
     }
   }
@@ -404,12 +403,17 @@ void StagePartitioner::finish() {
 }
 
 LogicalResult StagePartitioner::run() {
+  Operation *terminator = step.getBody().front().getTerminator();
+  if (terminator->getNumOperands() == 0)
+    return step.emitError("hetd-partition-stages needs a step returning the "
+                          "loss and the parameter gradients; run "
+                          "hetg-autodiff first");
   if (failed(createFunctions()))
     return failure();
   MLIRContext *context = step.getContext();
   // The loss leaves the last stage's forward first; every stage's backward
   // is built after its forward and after the next stage's backward.
-  Value loss = step.getBody().front().getTerminator()->getOperand(0);
+  Value loss = terminator->getOperand(0);
   for (int64_t s = 0; s < numStages(); ++s)
     if (failed(cloneOps(function({s, Phase::Forward}))))
       return failure();
@@ -420,12 +424,16 @@ LogicalResult StagePartitioner::run() {
   if (!lossPlace || !(*lossPlace == last.place))
     return step.emitError("the loss is not computed in the last stage's "
                           "forward; does the last segment end the step?");
-  last.results.insert(last.results.begin(), last.mapping.lookup(loss));
+  // A loss of the parameters alone is recomputable, so not cloned yet.
+  FailureOr<Value> lastLoss = lookupOrImport(last, loss, terminator);
+  if (failed(lastLoss))
+    return failure();
+  last.results.insert(last.results.begin(), *lastLoss);
   last.resultAttrs.insert(last.resultAttrs.begin(),
                           DictionaryAttr::get(context,
                                               {NamedAttribute(
                                                   StringAttr::get(context,
-                                                                  kNameAttr),
+                                                                  hetg::kNameAttr),
                                                   StringAttr::get(context,
                                                                   "loss"))}));
   for (int64_t s = numStages() - 1; s >= 0; --s)

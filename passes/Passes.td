@@ -244,8 +244,10 @@ def HetgRecompute : Pass<"hetg-recompute", "mlir::ModuleOp"> {
     terminator) are backward ops.
 
     Backward ops are visited in program order. Where one reads a value
-    produced in a recompute segment, the producer is cloned right before
-    that backward op, together with the chain of its operands produced in
+    produced in a recompute segment and differentiates an op of that same
+    segment (`hetg.grad_segment`; the cut leaving the segment, read by the
+    next segment's backward, stays saved), the producer is cloned right
+    before that backward op, together with the chain of its operands produced in
     the same segment; the chain stops at block arguments, parameter and
     global loads, `hetg.constant`s and values of other segments (the
     segment's boundary input, which stays saved). A value is cloned once:

@@ -25,7 +25,6 @@ namespace mlp = mlir::ml_program;
 
 namespace hetc {
 
-constexpr StringLiteral kParameterAttr = "hetd.parameter";
 
 FlatLayout::FlatLayout(ArrayRef<mlp::GlobalOp> parameters,
                        const planner::Stage &stage, int64_t replica)
@@ -65,7 +64,7 @@ void takeParametersAsArguments(func::FuncOp stageFunction,
     if (loads.empty())
       continue;
     unsigned index = stageFunction.getNumArguments();
-    NamedAttribute attr(StringAttr::get(context, kParameterAttr),
+    NamedAttribute attr(StringAttr::get(context, hetd::kParameterAttr),
                         FlatSymbolRefAttr::get(global));
     (void)stageFunction.insertArgument(index, global.getType(),
                                        DictionaryAttr::get(context, {attr}),
@@ -174,6 +173,8 @@ FailureOr<mlp::GlobalOp> RankBuilder::parameterPiece(mlp::GlobalOp parameter,
 }
 
 FailureOr<SmallVector<Value>> RankBuilder::gatherParameters() {
+  if (parameters.empty())
+    return SmallVector<Value>();
   FlatLayout layout(parameters, stage(), schedule.replica);
   auto element = llvm::cast<RankedTensorType>(parameters.front().getType())
                      .getElementType();
@@ -215,7 +216,7 @@ SmallVector<UpdatePiece> RankBuilder::gradientPieces() {
   if (stage().replicas.size() == 1) {
     for (auto [global, grad] : llvm::zip(parameters, gradients))
       pieces.push_back({global, 0, wholeNumel(global), true, grad});
-  } else {
+  } else if (!parameters.empty()) {
     Value shard =
         shardsParameters() ? shardGradients : reduceScatterGradients(gradients);
     FlatLayout layout(parameters, stage(), schedule.replica);

@@ -29,10 +29,6 @@ using namespace hetc::hetg;
 
 namespace {
 
-constexpr StringLiteral kSegmentAttr = "hetg.segment";
-constexpr StringLiteral kCutAttr = "hetg.cut";
-constexpr StringLiteral kSegmentsAttr = "hetg.segments";
-constexpr StringLiteral kRecomputedAttr = "hetg.recomputed";
 
 /// The segments whose `recompute` flag is set in `func`'s profile.
 FailureOr<DenseSet<int64_t>> flaggedSegments(func::FuncOp func) {
@@ -105,10 +101,17 @@ struct Recomputer {
     for (Operation &op : block.without_terminator())
       if (!op.hasAttr(kSegmentAttr))
         backward.push_back(&op);
-    for (Operation *op : backward)
+    for (Operation *op : backward) {
+      // Only the segment's own backward reads the clones: the cut leaving
+      // the segment, which the next segment's backward reads, stays saved
+      // (it is that segment's input), so no clone serves two segments, and
+      // no two pipeline stages.
+      auto owner = op->getAttrOfType<IntegerAttr>(kGradSegmentAttr);
       for (OpOperand &operand : op->getOpOperands())
-        if (std::optional<int64_t> s = recomputedSegment(operand.get()))
+        if (std::optional<int64_t> s = recomputedSegment(operand.get());
+            s && (!owner || owner.getInt() == *s))
           operand.set(materialize(operand.get(), *s, op));
+    }
   }
 };
 

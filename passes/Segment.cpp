@@ -35,11 +35,6 @@ using namespace hetc::hetg;
 
 namespace {
 
-constexpr StringLiteral kSegmentAttr = "hetg.segment";
-constexpr StringLiteral kCutAttr = "hetg.cut";
-constexpr StringLiteral kSegmentsAttr = "hetg.segments";
-constexpr StringLiteral kBatchAttr = "hetg.batch";
-constexpr StringLiteral kNameAttr = "hetg.name";
 
 bool isStaticTensor(Type type) {
   auto tensor = llvm::dyn_cast<RankedTensorType>(type);

@@ -24,7 +24,6 @@ using namespace hetc;
 
 namespace {
 
-constexpr StringLiteral kUntiedFromAttr = "hetg.untied_from";
 
 bool isFloatTensor(Type type) {
   auto tensor = llvm::dyn_cast<RankedTensorType>(type);
@@ -71,7 +70,7 @@ struct HetgUntieParameters
       if (users.size() < 2)
         continue;
       StringRef base = global.getSymName();
-      Attribute untiedFrom = global->getAttr(kUntiedFromAttr);
+      Attribute untiedFrom = global->getAttr(hetg::kUntiedFromAttr);
       if (!untiedFrom)
         untiedFrom = FlatSymbolRefAttr::get(global);
       Operation *insertAfter = global;
@@ -79,7 +78,7 @@ struct HetgUntieParameters
       for (Operation *user : llvm::drop_begin(users)) {
         auto copy = llvm::cast<ml_program::GlobalOp>(global->clone());
         copy.setSymName(freshName(base, next, symbols));
-        copy->setAttr(kUntiedFromAttr, untiedFrom);
+        copy->setAttr(hetg::kUntiedFromAttr, untiedFrom);
         symbols.insert(copy, std::next(insertAfter->getIterator()));
         insertAfter = copy;
 

@@ -36,6 +36,12 @@ constexpr llvm::StringLiteral kMicroBatchAttr = "hetd.micro_batch";
 /// On rank functions: the plan's device name and the rank's sample range.
 constexpr llvm::StringLiteral kDeviceAttr = "hetd.device";
 constexpr llvm::StringLiteral kSamplesAttr = "hetd.samples";
+/// On stage function arguments and results: what a value is to the rank
+/// calling the function ("boundary", "boundary_grad", "saved").
+constexpr llvm::StringLiteral kRoleAttr = "hetd.role";
+/// On stage function arguments, with full sharding: the parameter passed in
+/// (gathered by the rank before the call).
+constexpr llvm::StringLiteral kParameterAttr = "hetd.parameter";
 /// On rank function arguments (input_ids, labels): the global sample of
 /// row 0.
 constexpr llvm::StringLiteral kFirstSampleAttr = "hetd.first_sample";

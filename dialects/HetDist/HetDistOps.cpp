@@ -34,8 +34,8 @@ static FailureOr<int64_t> verifyGroup(Operation *op, ArrayRef<int64_t> group) {
     return op->emitOpError("group must not be empty");
   for (auto [i, member] : llvm::enumerate(group))
     if (member < 0 || (i > 0 && group[i - 1] >= member))
-      return op->emitOpError("group must list distinct ranks in increasing "
-                             "order");
+      return op->emitOpError("group must list distinct ranks (>= 0) in "
+                             "increasing order");
   std::optional<int64_t> rank = enclosingRank(op);
   if (!rank)
     return -1;
@@ -70,11 +70,13 @@ static FailureOr<int64_t> verifyCounts(Operation *op, ArrayRef<int64_t> group,
 
 LogicalResult SendOp::verify() {
   auto type = llvm::cast<RankedTensorType>(getValue().getType());
-  int64_t rows = type.getRank() == 0 ? 1 : type.getDimSize(0);
-  if (type.getRank() == 0 || getBegin() < 0 || getBegin() >= getEnd() ||
-      getEnd() > rows)
+  if (type.getRank() == 0)
+    return emitOpError("cannot send rows of the 0-D ") << type;
+  // The accessors are unsigned; a negative bound must read as one.
+  int64_t begin = getBegin(), end = getEnd();
+  if (begin < 0 || begin >= end || end > type.getDimSize(0))
     return emitOpError("rows [")
-           << getBegin() << ", " << getEnd()
+           << begin << ", " << end
            << ") must be a non-empty range of dimension 0 of "
            << getValue().getType();
   return verifyPeer(*this, getPeer());
@@ -86,34 +88,37 @@ LogicalResult AllReduceOp::verify() {
   return failure(failed(verifyGroup(*this, getGroup())));
 }
 
-LogicalResult ReduceScatterOp::verify() {
-  if (getInput().getType().getElementType() !=
-      getResult().getType().getElementType())
-    return emitOpError("input and result element types differ");
-  FailureOr<int64_t> mine = verifyCounts(
-      *this, getGroup(), getCounts(), getInput().getType().getNumElements());
+/// Shared by reduce_scatter and all_gather: one side is the full flat
+/// tensor, the other this rank's shard of it (`shardName` in messages).
+static LogicalResult verifyUnevenCollective(Operation *op,
+                                            ArrayRef<int64_t> group,
+                                            ArrayRef<int64_t> counts,
+                                            RankedTensorType full,
+                                            RankedTensorType shard,
+                                            StringRef shardName) {
+  if (full.getElementType() != shard.getElementType())
+    return op->emitOpError("input and result element types differ");
+  FailureOr<int64_t> mine =
+      verifyCounts(op, group, counts, full.getNumElements());
   if (failed(mine))
     return failure();
-  if (*mine >= 0 && *mine != getResult().getType().getNumElements())
-    return emitOpError("result has ")
-           << getResult().getType().getNumElements()
+  if (*mine >= 0 && *mine != shard.getNumElements())
+    return op->emitOpError()
+           << shardName << " has " << shard.getNumElements()
            << " elements but this rank's count is " << *mine;
   return success();
 }
 
+LogicalResult ReduceScatterOp::verify() {
+  return verifyUnevenCollective(*this, getGroup(), getCounts(),
+                                getInput().getType(), getResult().getType(),
+                                "result");
+}
+
 LogicalResult AllGatherOp::verify() {
-  if (getInput().getType().getElementType() !=
-      getResult().getType().getElementType())
-    return emitOpError("input and result element types differ");
-  FailureOr<int64_t> mine = verifyCounts(
-      *this, getGroup(), getCounts(), getResult().getType().getNumElements());
-  if (failed(mine))
-    return failure();
-  if (*mine >= 0 && *mine != getInput().getType().getNumElements())
-    return emitOpError("input has ")
-           << getInput().getType().getNumElements()
-           << " elements but this rank's count is " << *mine;
-  return success();
+  return verifyUnevenCollective(*this, getGroup(), getCounts(),
+                                getResult().getType(), getInput().getType(),
+                                "input");
 }
 
 #define GET_OP_CLASSES

@@ -16,6 +16,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "dialects/HetGraph/Attributes.h"
 #include "dialects/HetGraph/Cost.h"
 #include "dialects/HetGraph/ShapeInference.h"
 

@@ -1,6 +1,7 @@
 // RUN: hetc-opt %s --hetg-segment --hetg-autodiff --cse --hetd-partition-stages="stage-starts=2,3" --hetd-build-ranks="plan=%S/Inputs/three-stages.json" | FileCheck %s
 // RUN: hetc-opt %s --hetg-segment --hetg-autodiff --cse --hetd-partition-stages="stage-starts=2,3" --hetd-build-ranks="plan=%S/Inputs/three-stages.json optimizer=sgd clip-norm=1.0" | FileCheck %s --check-prefix=CLIP
 // RUN: hetc-opt %s --hetg-segment --hetg-autodiff --cse --hetd-partition-stages="stage-starts=2,3" --hetd-build-ranks="plan=%S/Inputs/three-stages-full.json" | FileCheck %s --check-prefix=FULL
+// RUN: hetc-opt %s --hetg-segment --hetg-autodiff --cse --hetd-partition-stages="stage-starts=2,3,4" --hetd-build-ranks="plan=%S/Inputs/four-stages-loss-replicas.json" | FileCheck %s --check-prefix=NOPARAMS
 // RUN: not hetc-opt %s --hetg-segment --hetg-autodiff --cse --hetd-partition-stages="stage-starts=2,3" --hetd-build-ranks 2>&1 | FileCheck %s --check-prefix=NOPLAN
 
 // The model of hetd-partition-stages.mlir under Inputs/three-stages.json:
@@ -104,6 +105,18 @@
 // FULL-LABEL: func.func @rank2(
 // FULL-NOT: hetd.all_gather
 // FULL: ml_program.global_store @w2 =
+
+// A stage of several replicas with no parameters of its own (the loss
+// alone): nothing to reduce, gather or update.
+// NOPARAMS-LABEL: func.func @rank3(
+// NOPARAMS-SAME: hetd.first_sample = 0 : i64, hetg.name = "labels"
+// NOPARAMS-NOT: hetd.reduce_scatter
+// NOPARAMS-NOT: hetd.all_gather
+// NOPARAMS: return
+// NOPARAMS-LABEL: func.func @rank4(
+// NOPARAMS-SAME: hetd.first_sample = 2 : i64, hetg.name = "labels"
+// NOPARAMS-NOT: hetd.all_gather
+// NOPARAMS: return
 
 // NOPLAN: error: no plan: give the plan option or a hetd.plan module attribute
 

@@ -61,7 +61,9 @@ func.func @two_segments(%x: tensor<4x3xf32>) -> tensor<f32> attributes {hetg.seg
 // -----
 
 // Segment 0 flagged instead: its chain is rebuilt from the input %x and the
-// parameter load (neither is cloned), and segment 1 is left alone.
+// parameter load (neither is cloned) for segment 0's own backward, and
+// segment 1 is left alone. The cut %t0 stays saved: it is segment 1's input,
+// which segment 1's weight gradient reads.
 
 ml_program.global private @w0(dense<0.5> : tensor<3x3xf32>) : tensor<3x3xf32>
 ml_program.global private @w1(dense<0.25> : tensor<3x2xf32>) : tensor<3x2xf32>
@@ -75,16 +77,17 @@ ml_program.global private @w1(dense<0.25> : tensor<3x2xf32>) : tensor<3x2xf32>
 // CHECK: hetg.mul %[[T1]], %[[T1]]
 // CHECK-NOT: hetg.recomputed = 1
 // CHECK-NOT: ml_program.global_load_const {{.*}}hetg.recomputed
+// CHECK: hetg.matmul %[[T0]], %{{.*}} <{transpose_lhs}> {hetg.grad_segment = 1 : i64}
 // CHECK: %[[RH0:.*]] = hetg.matmul %[[X]], %[[W0]] {hetg.recomputed = 0 : i64}
 // CHECK-NEXT: %[[RT0:.*]] = hetg.tanh %[[RH0]] {hetg.recomputed = 0 : i64}
-// The first backward reader of %t0 is the weight gradient of the matmul.
-// CHECK-NEXT: hetg.matmul %[[RT0]], %{{.*}} <{transpose_lhs}>
-// CHECK: hetg.mul %[[RT0]], %[[RT0]]
+// CHECK-NEXT: hetg.mul %[[RT0]], %[[RT0]] {hetg.grad_segment = 0 : i64}
 // CHECK: return
 // NOUSE-LABEL: func.func @first_flagged
 // NOUSE: %[[H0:.*]] = hetg.matmul {{.*}}hetg.segment = 0
 // NOUSE: %[[T0:.*]] = hetg.tanh %[[H0]] {{.*}}hetg.segment = 0
 // NOUSE: hetg.constant {hetg.grad_segment = 1 : i64} dense<1.000000e+00> : tensor<f32>
+// NOUSE-NOT: %[[H0]]{{[^0-9]}}
+// NOUSE: hetg.matmul %[[T0]], %{{.*}} {hetg.grad_segment = 1 : i64}
 // NOUSE-NOT: %[[H0]]{{[^0-9]}}
 // NOUSE-NOT: %[[T0]]{{[^0-9]}}
 // NOUSE: return

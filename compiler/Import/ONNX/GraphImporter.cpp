@@ -28,7 +28,6 @@ namespace hetc::onnximport {
 
 namespace {
 
-constexpr llvm::StringLiteral kNameAttr = "hetg.name";
 constexpr llvm::StringLiteral kEntryName = "main";
 
 /// Float tensors with more than one element are weights; everything else
@@ -188,7 +187,7 @@ LogicalResult GraphImporter::createFunction() {
                                   builder.getFunctionType(argTypes, {}));
   Block *entry = function.addEntryBlock();
   for (auto [i, name] : llvm::enumerate(argNames)) {
-    function.setArgAttr(i, kNameAttr, builder.getStringAttr(name));
+    function.setArgAttr(i, hetg::kNameAttr, builder.getStringAttr(name));
     values[name] = entry->getArgument(i);
   }
   builder.setInsertionPointToEnd(entry);
@@ -345,7 +344,7 @@ LogicalResult GraphImporter::finishFunction() {
   function.setType(builder.getFunctionType(function.getArgumentTypes(),
                                            ValueRange(results).getTypes()));
   for (auto [i, output] : llvm::enumerate(graph.output()))
-    function.setResultAttr(i, kNameAttr, builder.getStringAttr(output.name()));
+    function.setResultAttr(i, hetg::kNameAttr, builder.getStringAttr(output.name()));
   return success();
 }
 

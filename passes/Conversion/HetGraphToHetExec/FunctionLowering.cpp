@@ -26,7 +26,6 @@ using hetx::InputRole;
 
 namespace {
 
-constexpr llvm::StringLiteral kNameAttr = "hetg.name";
 
 /// The global that `op` loads or stores, if it is a global access.
 std::optional<StringRef> accessedGlobal(Operation &op) {
@@ -57,7 +56,7 @@ DictionaryAttr paramsOf(Operation *op) {
 bool returnsNamedLoss(func::FuncOp func, func::ReturnOp ret) {
   if (ret.getNumOperands() != 1)
     return false;
-  auto name = func.getResultAttrOfType<StringAttr>(0, kNameAttr);
+  auto name = func.getResultAttrOfType<StringAttr>(0, hetg::kNameAttr);
   auto type = llvm::dyn_cast<RankedTensorType>(ret.getOperand(0).getType());
   return name && name.getValue() == "loss" && type && type.getRank() == 0 &&
          type.getElementType().isF32();
@@ -86,7 +85,7 @@ LogicalResult FunctionLowering::addArguments() {
   for (BlockArgument arg : body->getArguments()) {
     unsigned index = arg.getArgNumber();
     Location loc = arg.getLoc();
-    auto name = func.getArgAttrOfType<StringAttr>(index, kNameAttr);
+    auto name = func.getArgAttrOfType<StringAttr>(index, hetg::kNameAttr);
     std::string what = "argument " + std::to_string(index);
     if (name)
       what += " ('" + name.str() + "')";

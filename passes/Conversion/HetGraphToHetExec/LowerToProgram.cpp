@@ -32,7 +32,6 @@ using hetx::BufferKind;
 namespace {
 
 // hetg-optimizer marks the globals holding optimizer state with this.
-constexpr llvm::StringLiteral kStateOfAttr = "hetg.state_of";
 
 bool isZeroSplat(ElementsAttr value) {
   auto dense = llvm::dyn_cast<DenseElementsAttr>(value);
@@ -64,7 +63,7 @@ FailureOr<GlobalBuffer> classifyGlobal(ml_program::GlobalOp global) {
     if (!init)
       return global.emitOpError("is immutable but has no value");
     kind = isFloat ? BufferKind::parameter : BufferKind::constant;
-  } else if (!init || isZeroSplat(init) || global->hasAttr(kStateOfAttr)) {
+  } else if (!init || isZeroSplat(init) || global->hasAttr(hetg::kStateOfAttr)) {
     // Optimizer state starts at zero and is not in the weights file.
     if (init && !isZeroSplat(init))
       return global.emitOpError("is optimizer state (hetg.state_of) but "

@@ -1,0 +1,38 @@
+//===- Attributes.h - discardable attributes of the hetg level --*- C++ -*-===//
+//
+// The names the importer and the hetg passes annotate IR with, in one place
+// so that the passes that write them and those that read them agree.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HETC_DIALECTS_HETGRAPH_ATTRIBUTES_H
+#define HETC_DIALECTS_HETGRAPH_ATTRIBUTES_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace hetc::hetg {
+
+/// On function arguments and results: the ONNX name (input_ids, labels,
+/// logits, loss).
+constexpr llvm::StringLiteral kNameAttr = "hetg.name";
+/// On the results of a differentiated step: the parameter a result is the
+/// gradient of.
+constexpr llvm::StringLiteral kGradientOfAttr = "hetg.gradient_of";
+/// On optimizer state globals: the parameter they belong to.
+constexpr llvm::StringLiteral kStateOfAttr = "hetg.state_of";
+/// On globals made by hetg-untie-parameters: the shared global they copy.
+constexpr llvm::StringLiteral kUntiedFromAttr = "hetg.untied_from";
+/// hetg-segment: the segment of a forward op, the result of an op that is a
+/// cut, and on the function the segment profiles and the batch.
+constexpr llvm::StringLiteral kSegmentAttr = "hetg.segment";
+constexpr llvm::StringLiteral kCutAttr = "hetg.cut";
+constexpr llvm::StringLiteral kSegmentsAttr = "hetg.segments";
+constexpr llvm::StringLiteral kBatchAttr = "hetg.batch";
+/// hetg-autodiff: the segment whose forward op a gradient op differentiates.
+constexpr llvm::StringLiteral kGradSegmentAttr = "hetg.grad_segment";
+/// hetg-recompute: the segment a recomputed clone belongs to.
+constexpr llvm::StringLiteral kRecomputedAttr = "hetg.recomputed";
+
+} // namespace hetc::hetg
+
+#endif // HETC_DIALECTS_HETGRAPH_ATTRIBUTES_H
