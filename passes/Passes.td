@@ -208,12 +208,12 @@ def HetgSegment : Pass<"hetg-segment", "mlir::ModuleOp"> {
       - `parameters`, `parameter_bytes`: elements and bytes of the float
         globals first read in the segment (a tied weight counts once, in
         the first segment that reads it);
-      - `forward_flops`: `CostOpInterface::flops` summed over the segment,
-        for the whole batch;
-      - `backward_flops`: the same over the gradient ops `hetg-autodiff`
-        builds for the segment's ops (it runs on a clone of the function;
-        each gradient op is charged to the forward op it differentiates),
-        for the whole batch;
+      - `forward_flops`, `forward_bytes`: `CostOpInterface::flops` and
+        `bytesMoved` summed over the segment, for the whole batch;
+      - `backward_flops`, `backward_bytes`: the same over the gradient ops
+        `hetg-autodiff` builds for the segment's ops (it runs on a clone of
+        the function; each gradient op is charged to the segment of the
+        forward op it differentiates), for the whole batch;
       - `saved_activation_bytes_per_sample`: per-sample forward values the
         segment's gradient ops read (its own activations and its incoming
         boundary; a reshape shares its input's storage), divided by the

@@ -9,10 +9,10 @@
 // activations its backward reads, and the size of its outgoing boundary.
 //
 // Backward numbers come from the real gradient graph: the function is
-// cloned into a nested module, each forward op's location is tagged with
-// its segment, `hetg-autodiff` runs on the clone, and every gradient op
-// (built at the location of the forward op it differentiates) is charged to
-// that segment. The clone is erased again.
+// cloned into a nested module and `hetg-autodiff` runs on the clone, which
+// marks every gradient op with the segment of the forward op it
+// differentiates (`hetg.grad_segment`); each is charged to that segment.
+// The clone is erased again.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,6 +48,8 @@ struct SegmentProfile {
   int64_t parameterBytes = 0;
   int64_t forwardFlops = 0;
   int64_t backwardFlops = 0;
+  int64_t forwardBytes = 0;
+  int64_t backwardBytes = 0;
   int64_t savedActivationBytes = 0;
   int64_t boundaryBytes = 0;
   bool recompute = false;
@@ -174,16 +176,6 @@ int64_t batchOf(func::FuncOp func) {
   return type.getRank() > 0 && type.getDimSize(0) > 0 ? type.getDimSize(0) : 1;
 }
 
-/// The segment a location was tagged with, if any.
-std::optional<int64_t> taggedSegment(Location loc) {
-  auto fused = llvm::dyn_cast<FusedLocWith<DictionaryAttr>>(loc);
-  if (!fused)
-    return std::nullopt;
-  if (auto segment = fused.getMetadata().getAs<IntegerAttr>(kSegmentAttr))
-    return segment.getInt();
-  return std::nullopt;
-}
-
 struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
   using HetgSegmentBase::HetgSegmentBase;
 
@@ -279,6 +271,7 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
         return op.emitError("hetg-segment cannot cost this op: its operand "
                             "types are not static");
       profile.forwardFlops += cost->flops;
+      profile.forwardBytes += cost->bytesMoved;
     }
     // A global read in several segments (a tied weight) counts once, in
     // the first.
@@ -310,6 +303,8 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
            entry("parameter_bytes", profile.parameterBytes),
            entry("forward_flops", profile.forwardFlops),
            entry("backward_flops", profile.backwardFlops),
+           entry("forward_bytes", profile.forwardBytes),
+           entry("backward_bytes", profile.backwardBytes),
            entry("saved_activation_bytes_per_sample",
                  profile.savedActivationBytes),
            entry("boundary_bytes_per_sample", profile.boundaryBytes),
@@ -331,7 +326,7 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
     OpBuilder builder(context);
     builder.setInsertionPointToEnd(module.getBody());
     auto scratch = ModuleOp::create(builder, func.getLoc());
-    auto eraseScratch = llvm::make_scope_exit([&] { scratch.erase(); });
+    llvm::scope_exit eraseScratch([&] { scratch.erase(); });
     builder.setInsertionPointToEnd(scratch.getBody());
     for (auto global : module.getOps<ml_program::GlobalOp>())
       builder.clone(*global);
@@ -343,13 +338,6 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
     DenseMap<Value, Value> original;
     for (auto [from, to] : mapping.getValueMap())
       original[to] = from;
-    for (Operation &op : clone.getBody().front().without_terminator()) {
-      auto segment = op.getAttrOfType<IntegerAttr>(kSegmentAttr);
-      op.setLoc(FusedLoc::get(
-          {op.getLoc()},
-          DictionaryAttr::get(context, {NamedAttribute(kSegmentAttr, segment)}),
-          context));
-    }
 
     OpPassManager pm(ModuleOp::getOperationName());
     pm.addPass(createHetgAutodiff());
@@ -361,11 +349,15 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
     for (Operation &op : clone.getBody().front().without_terminator()) {
       if (op.hasAttr(kSegmentAttr))
         continue; // forward
-      int64_t s = taggedSegment(op.getLoc()).value_or(lastSegment);
+      // hetg-autodiff marks each gradient op with the segment of the
+      // forward op it differentiates.
+      auto segment = op.getAttrOfType<IntegerAttr>(kGradSegmentAttr);
+      int64_t s = segment ? segment.getInt() : lastSegment;
       std::optional<OpCost> cost = getOpCost(&op);
       if (!cost)
         return op.emitError("hetg-segment cannot cost this gradient op");
       profiles[s].backwardFlops += cost->flops;
+      profiles[s].backwardBytes += cost->bytesMoved;
       for (Value operand : op.getOperands()) {
         Value forward = original.lookup(operand);
         if (!forward || !dependence.onInput.contains(forward))

@@ -65,6 +65,9 @@ struct Stage {
   /// Segments [firstSegment, endSegment) of the compiler's segment chain.
   int64_t firstSegment = 0;
   int64_t endSegment = 0;
+  /// Recompute the stage's activations in the backward pass instead of
+  /// keeping them (hetg-recompute on the stage's segments).
+  bool recompute = false;
   std::vector<Replica> replicas;
 };
 

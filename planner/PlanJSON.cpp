@@ -163,10 +163,18 @@ llvm::Expected<Stage> parseStage(const llvm::json::Value &value,
     return fieldError(path, "expected an object with \"segments\" and "
                             "\"replicas\", got " +
                                 showValue(value));
-  if (llvm::Error error = checkKeys(*object, path, {"segments", "replicas"}))
+  if (llvm::Error error =
+          checkKeys(*object, path, {"segments", "replicas", "recompute"}))
     return std::move(error);
 
   Stage stage;
+  if (const llvm::json::Value *recompute = object->get("recompute")) {
+    std::optional<bool> flag = recompute->getAsBoolean();
+    if (!flag)
+      return fieldError(path + ".recompute",
+                        "expected true or false, got " + showValue(*recompute));
+    stage.recompute = *flag;
+  }
   auto segments = requireKey(*object, path, "segments");
   if (!segments)
     return segments.takeError();
@@ -319,7 +327,10 @@ std::string printPlan(const Plan &plan) {
   for (const auto &[s, stage] : llvm::enumerate(plan.stages)) {
     os << (s == 0 ? "\n" : ",\n");
     os << "    {\"segments\": [" << stage.firstSegment << ", "
-       << stage.endSegment << "],\n";
+       << stage.endSegment << "],";
+    if (stage.recompute)
+      os << " \"recompute\": true,";
+    os << "\n";
     os << "     \"replicas\": [";
     for (const auto &[r, replica] : llvm::enumerate(stage.replicas)) {
       os << (r == 0 ? "\n" : ",\n");

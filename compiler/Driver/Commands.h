@@ -34,6 +34,10 @@ Command inspectCommand();
 /// `hetc profile MODEL --seq T [--batch B] [--json]`
 Command profileCommand();
 
+/// `hetc plan MODEL --cluster C.yaml --global-batch B --seq T [-o PLAN.json]
+/// [--strategy S] [--trace TRACE.json]`
+Command planCommand();
+
 } // namespace hetc::driver
 
 #endif // HETC_COMPILER_DRIVER_COMMANDS_H

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Driver/ClusterPlanning.h"
 #include "compiler/Driver/Commands.h"
 #include "compiler/Driver/DeviceMemory.h"
 #include "compiler/Driver/DistributedStep.h"
@@ -118,6 +119,13 @@ cl::opt<std::string> planPath(
     cl::desc("Distribute the step as this plan says: pipeline stages, "
              "replicas with their sample ranges, micro-batches and state "
              "shards (docs/plan-format.md)"));
+
+cl::opt<std::string> clusterPath(
+    "cluster", cl::sub(compileSubcommand), cl::cat(compileCategory),
+    cl::value_desc("CLUSTER.yaml"),
+    cl::desc("The machines to train on (models/clusters/README.md): without "
+             "--plan, the planner chooses one (as `hetc plan` would); the "
+             "devices' memory bounds every rank"));
 
 cl::opt<int64_t> numDevices(
     "devices", cl::sub(compileSubcommand), cl::cat(compileCategory),
@@ -257,6 +265,9 @@ int runCompile() {
                       Twine(numDevices.getValue()) + ")");
   if (!planPath.empty() && numDevices != 1)
     return usageError("give --plan or --devices, not both");
+  if (!clusterPath.empty() && numDevices != 1)
+    return usageError("give --cluster or --devices, not both");
+  distributed |= !clusterPath.empty();
   FailureOr<DeviceMemorySpec> memory = parseDeviceMemory(deviceMemory);
   if (failed(memory))
     return usageError("--device-memory must be SIZE or DEVICE=SIZE,... with "
@@ -303,6 +314,41 @@ int runCompile() {
      << " beta2=" << llvm::format("%.17g", beta2.getValue())
      << " eps=" << llvm::format("%.17g", epsilon.getValue())
      << " clip-norm=" << llvm::format("%.17g", clipNorm.getValue());
+  // With a cluster: its devices' memory, and a plan when none is given.
+  if (!clusterPath.empty() && !isTrainStep(module)) {
+    FailureOr<PlanningInput> input = preparePlanning(
+        module, llvm::sys::path::stem(modelPath), clusterPath, globalBatch,
+        seqLength, optimizerKind == "adamw");
+    if (failed(input))
+      return kExitFailure;
+    if (deviceMemory.empty())
+      *memory = memoryOf(input->cluster);
+    if (!plan) {
+      planner::CostModel cost(input->cluster, input->profile);
+      llvm::Expected<planner::PlanResult> chosen =
+          planner::choosePlan(input->cluster, cost, input->request);
+      if (!chosen) {
+        llvm::errs() << kPrefix << "error: "
+                     << llvm::toString(chosen.takeError()) << "\n";
+        return kExitFailure;
+      }
+      progress("plan for " + input->cluster.name + ": " +
+               Twine(chosen->plan.stages.size()) + " stages, " +
+               Twine(chosen->plan.numRanks()) + " ranks, predicted " +
+               Twine(static_cast<int64_t>(chosen->predicted.tokensPerSecond)) +
+               " tokens/s");
+      plan = std::move(chosen->plan);
+    }
+    for (const planner::Stage &stage : plan->stages)
+      for (const planner::Replica &replica : stage.replicas)
+        if (input->cluster.deviceIndex(replica.device) < 0) {
+          llvm::errs() << kPrefix << "error: the plan names device '"
+                       << replica.device << "', which cluster '"
+                       << input->cluster.name << "' does not have\n";
+          return kExitFailure;
+        }
+  }
+
   if (isTrainStep(module)) {
     if (distributed) {
       llvm::errs() << kPrefix << "error: the input is already a train step; "

@@ -14,6 +14,19 @@ using namespace mlir;
 
 namespace hetc::driver {
 
+/// `--recompute` joined with the segments of the plan's recompute stages.
+static std::string recomputeList(const planner::Plan &plan,
+                                 llvm::StringRef flag) {
+  if (flag == "all")
+    return "all";
+  std::string list = flag == "none" ? "" : flag.str();
+  for (const planner::Stage &stage : plan.stages)
+    if (stage.recompute)
+      for (int64_t s = stage.firstSegment; s < stage.endSegment; ++s)
+        list += (list.empty() ? "" : ",") + std::to_string(s);
+  return list.empty() ? "none" : list;
+}
+
 /// hetd-partition-stages' `stage-starts` for the plan.
 static std::string stageStarts(const planner::Plan &plan) {
   std::string starts;
@@ -40,7 +53,7 @@ buildRankSteps(ModuleOp imported, DistributedStepOptions &options,
     gradient.seq = options.seq;
     gradient.lossTokens = options.globalBatch * options.seq;
     gradient.segment = true;
-    gradient.recompute = options.recompute;
+    gradient.recompute = recomputeList(plan, options.recompute);
     if (failed(buildGradientStep(*step, gradient, progress)))
       return failure();
 

@@ -10,6 +10,7 @@
 #include "compiler/Driver/Commands.h"
 #include "compiler/Driver/Diagnostics.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/SegmentProfile.h"
 #include "compiler/Import/ONNX/ONNXImporter.h"
 #include "dialects/HetGraph/HetGraph.h"
 #include "passes/Passes.h"
@@ -68,12 +69,6 @@ cl::list<int64_t> recomputeSegments(
 
 constexpr llvm::StringLiteral kPrefix = "hetc profile: ";
 
-struct Segment {
-  int64_t index, ops, parameters, parameterBytes, forwardFlops, backwardFlops,
-      savedBytes, boundaryBytes;
-  bool recompute;
-};
-
 FailureOr<OwningOpRef<ModuleOp>> loadModel(MLIRContext &context) {
   if (StringRef(modelPath).ends_with(".mlir")) {
     llvm::SourceMgr sources;
@@ -90,81 +85,50 @@ FailureOr<OwningOpRef<ModuleOp>> loadModel(MLIRContext &context) {
   return importONNXFile(context, modelPath, options);
 }
 
-LogicalResult profileModule(ModuleOp module) {
-  PassManager pm(module.getContext());
-  SimplifyPipelineOptions simplify;
-  simplify.batch = batchSize;
-  simplify.seq = seqLength;
-  buildSimplifyPipeline(pm, simplify);
-  pm.addPass(createHetgAttachLoss());
-  HetgSegmentOptions segment;
-  segment.recompute = llvm::to_vector(recomputeSegments);
-  pm.addPass(createHetgSegment(segment));
-  return pm.run(module);
+bool isRecomputed(int64_t segment) {
+  return llvm::is_contained(recomputeSegments, segment);
 }
 
-FailureOr<SmallVector<Segment>> readSegments(ModuleOp module) {
-  auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
-  llvm::erase_if(funcs, [](func::FuncOp f) { return f.isExternal(); });
-  if (funcs.size() != 1) {
-    llvm::errs() << kPrefix << "expected one function to profile, found "
-                 << funcs.size() << "\n";
-    return failure();
-  }
-  auto entries = funcs.front()->getAttrOfType<ArrayAttr>("hetg.segments");
-  if (!entries)
-    return failure();
-  SmallVector<Segment> segments;
-  for (auto dict : entries.getAsRange<DictionaryAttr>()) {
-    auto get = [&](StringRef name) {
-      return dict.getAs<IntegerAttr>(name).getInt();
-    };
-    segments.push_back({get("index"), get("ops"), get("parameters"),
-                        get("parameter_bytes"), get("forward_flops"),
-                        get("backward_flops"),
-                        get("saved_activation_bytes_per_sample"),
-                        get("boundary_bytes_per_sample"),
-                        dict.getAs<BoolAttr>("recompute").getValue()});
-  }
-  return segments;
-}
-
+/// Whole-batch figures: the profile's are per sample.
 struct Totals {
-  int64_t parameters = 0, parameterBytes = 0, forwardFlops = 0,
-          backwardFlops = 0, savedBytes = 0;
+  int64_t parameters = 0, parameterBytes = 0;
+  double forwardFlops = 0, backwardFlops = 0;
+  int64_t savedBytes = 0;
   double flopsPerSequence() const {
-    return double(forwardFlops + backwardFlops) / double(batchSize);
+    return (forwardFlops + backwardFlops) / double(batchSize);
   }
   double flopsPerToken() const {
     return flopsPerSequence() / double(seqLength);
   }
 };
 
-Totals sum(ArrayRef<Segment> segments) {
+Totals sum(const planner::ModelProfile &profile) {
   Totals totals;
-  for (const Segment &s : segments) {
+  for (const planner::SegmentCost &s : profile.segments) {
     totals.parameters += s.parameters;
     totals.parameterBytes += s.parameterBytes;
-    totals.forwardFlops += s.forwardFlops;
-    totals.backwardFlops += s.backwardFlops;
-    totals.savedBytes += s.savedBytes;
+    totals.forwardFlops += s.forwardFlops * batchSize;
+    totals.backwardFlops += s.backwardFlops * batchSize;
+    totals.savedBytes += s.savedActivationBytes;
   }
   return totals;
 }
 
-void printJson(ArrayRef<Segment> segments, const Totals &totals) {
+void printJson(const planner::ModelProfile &profile, const Totals &totals) {
   llvm::json::Array array;
-  for (const Segment &s : segments)
-    array.push_back(
-        llvm::json::Object{{"index", s.index},
-                           {"ops", s.ops},
-                           {"parameters", s.parameters},
-                           {"parameter_bytes", s.parameterBytes},
-                           {"forward_flops", s.forwardFlops},
-                           {"backward_flops", s.backwardFlops},
-                           {"saved_activation_bytes_per_sample", s.savedBytes},
-                           {"boundary_bytes_per_sample", s.boundaryBytes},
-                           {"recompute", s.recompute}});
+  for (const auto &[index, s] : llvm::enumerate(profile.segments))
+    array.push_back(llvm::json::Object{
+        {"index", int64_t(index)},
+        {"ops", s.ops},
+        {"parameters", s.parameters},
+        {"parameter_bytes", s.parameterBytes},
+        {"forward_flops", int64_t(s.forwardFlops * batchSize)},
+        {"backward_flops", int64_t(s.backwardFlops * batchSize)},
+        {"forward_bytes", int64_t(s.forwardBytes * batchSize)},
+        {"backward_bytes", int64_t(s.backwardBytes * batchSize)},
+        {"saved_activation_bytes_per_sample", s.savedActivationBytes},
+        {"boundary_bytes_per_sample", s.boundaryBytes},
+        {"recompute", isRecomputed(index)}});
   llvm::json::Object root{
       {"model", modelPath},
       {"batch", int64_t(batchSize)},
@@ -174,8 +138,8 @@ void printJson(ArrayRef<Segment> segments, const Totals &totals) {
        llvm::json::Object{
            {"parameters", totals.parameters},
            {"parameter_bytes", totals.parameterBytes},
-           {"forward_flops", totals.forwardFlops},
-           {"backward_flops", totals.backwardFlops},
+           {"forward_flops", int64_t(totals.forwardFlops)},
+           {"backward_flops", int64_t(totals.backwardFlops)},
            {"flops_per_sequence", totals.flopsPerSequence()},
            {"flops_per_token", totals.flopsPerToken()},
            {"saved_activation_bytes_per_sample", totals.savedBytes}}}};
@@ -183,21 +147,22 @@ void printJson(ArrayRef<Segment> segments, const Totals &totals) {
                << "\n";
 }
 
-void printTable(ArrayRef<Segment> segments, const Totals &totals) {
+void printTable(const planner::ModelProfile &profile, const Totals &totals) {
   llvm::raw_ostream &os = llvm::outs();
   os << modelPath << ": batch " << batchSize << ", seq " << seqLength << ", "
-     << segments.size() << " segments (FLOPs for the batch; activations per "
-     << "sample)\n\n";
+     << profile.segments.size()
+     << " segments (FLOPs for the batch; activations per sample)\n\n";
   os << llvm::format("%7s %5s %12s %10s %11s %11s %14s %15s %9s\n", "segment",
                      "ops", "params", "param MB", "fwd GFLOP", "bwd GFLOP",
                      "saved MB/smp", "boundary KB/smp", "recompute");
-  for (const Segment &s : segments)
+  for (const auto &[index, s] : llvm::enumerate(profile.segments))
     os << llvm::format(
         "%7lld %5lld %12lld %10.3f %11.4g %11.4g %14.3f "
         "%15.3f %9s\n",
-        (long long)s.index, (long long)s.ops, (long long)s.parameters,
-        s.parameterBytes / 1e6, s.forwardFlops / 1e9, s.backwardFlops / 1e9,
-        s.savedBytes / 1e6, s.boundaryBytes / 1e3, s.recompute ? "yes" : "no");
+        (long long)index, (long long)s.ops, (long long)s.parameters,
+        s.parameterBytes / 1e6, s.forwardFlops * batchSize / 1e9,
+        s.backwardFlops * batchSize / 1e9, s.savedActivationBytes / 1e6,
+        s.boundaryBytes / 1e3, isRecomputed(index) ? "yes" : "no");
   os << llvm::format("%7s %5s %12lld %10.3f %11.4g %11.4g %14.3f\n\n", "total",
                      "", (long long)totals.parameters,
                      totals.parameterBytes / 1e6, totals.forwardFlops / 1e9,
@@ -206,8 +171,8 @@ void printTable(ArrayRef<Segment> segments, const Totals &totals) {
                      (long long)totals.parameters, totals.parameterBytes / 1e6);
   os << llvm::format("FLOPs per sequence: %.6g (forward %.6g, backward %.6g)\n",
                      totals.flopsPerSequence(),
-                     double(totals.forwardFlops) / double(batchSize),
-                     double(totals.backwardFlops) / double(batchSize));
+                     totals.forwardFlops / double(batchSize),
+                     totals.backwardFlops / double(batchSize));
   os << llvm::format("FLOPs per token:    %.6g\n", totals.flopsPerToken());
 }
 
@@ -227,16 +192,19 @@ int runProfile() {
   UserDiagnosticHandler diagnostics(&context);
 
   FailureOr<OwningOpRef<ModuleOp>> module = loadModel(context);
-  if (failed(module) || failed(profileModule(**module)))
+  if (failed(module) ||
+      failed(segmentModel(**module, batchSize, seqLength,
+                          llvm::to_vector(recomputeSegments))))
     return kExitFailure;
-  FailureOr<SmallVector<Segment>> segments = readSegments(**module);
-  if (failed(segments))
+  FailureOr<planner::ModelProfile> profile =
+      readModelProfile(**module, modelPath, seqLength);
+  if (failed(profile))
     return kExitFailure;
-  Totals totals = sum(*segments);
+  Totals totals = sum(*profile);
   if (jsonOutput)
-    printJson(*segments, totals);
+    printJson(*profile, totals);
   else
-    printTable(*segments, totals);
+    printTable(*profile, totals);
   return kExitSuccess;
 }
 

@@ -18,16 +18,21 @@
 //   4  cross_entropy 7*48 + 2*6 = 348. Backward: cross_entropy_grad 9*48.
 //      Saved: the logits (the reshape is a view) and the labels (240 B).
 //
+// Bytes moved (CostOpInterface::bytesMoved) add up the same way, e.g. the
+// gather of segment 0 reads the ids (48 B) and writes and reads its rows
+// (2 * 96 B): 240; the LM head of segment 3 reads x2 (96 B) and the table
+// (128 B) and writes the logits (192 B): 416.
+//
 // Per-sample numbers divide by the batch, 2.
 
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: hetg.batch = 2
 // CHECK-SAME: hetg.segments = [
-// CHECK-SAME: {backward_flops = 56 : i64, boundary_bytes_per_sample = 48 : i64, forward_flops = 0 : i64, index = 0 : i64, ops = 1 : i64, parameter_bytes = 128 : i64, parameters = 32 : i64, recompute = false, saved_activation_bytes_per_sample = 24 : i64},
-// CHECK-SAME: {backward_flops = 816 : i64, boundary_bytes_per_sample = 48 : i64, forward_flops = 408 : i64, index = 1 : i64, ops = 3 : i64, parameter_bytes = 64 : i64, parameters = 16 : i64, recompute = false, saved_activation_bytes_per_sample = 96 : i64},
-// CHECK-SAME: {backward_flops = 408 : i64, boundary_bytes_per_sample = 48 : i64, forward_flops = 216 : i64, index = 2 : i64, ops = 2 : i64, parameter_bytes = 64 : i64, parameters = 16 : i64, recompute = false, saved_activation_bytes_per_sample = 48 : i64},
-// CHECK-SAME: {backward_flops = 768 : i64, boundary_bytes_per_sample = 96 : i64, forward_flops = 384 : i64, index = 3 : i64, ops = 1 : i64, parameter_bytes = 0 : i64, parameters = 0 : i64, recompute = false, saved_activation_bytes_per_sample = 48 : i64},
-// CHECK-SAME: {backward_flops = 432 : i64, boundary_bytes_per_sample = 0 : i64, forward_flops = 348 : i64, index = 4 : i64, ops = 3 : i64, parameter_bytes = 0 : i64, parameters = 0 : i64, recompute = false, saved_activation_bytes_per_sample = 120 : i64}]
+// CHECK-SAME: {backward_bytes = 656 : i64, backward_flops = 56 : i64, boundary_bytes_per_sample = 48 : i64, forward_bytes = 240 : i64, forward_flops = 0 : i64, index = 0 : i64, ops = 1 : i64, parameter_bytes = 128 : i64, parameters = 32 : i64, recompute = false, saved_activation_bytes_per_sample = 24 : i64},
+// CHECK-SAME: {backward_bytes = 1088 : i64, backward_flops = 816 : i64, boundary_bytes_per_sample = 48 : i64, forward_bytes = 736 : i64, forward_flops = 408 : i64, index = 1 : i64, ops = 3 : i64, parameter_bytes = 64 : i64, parameters = 16 : i64, recompute = false, saved_activation_bytes_per_sample = 96 : i64},
+// CHECK-SAME: {backward_bytes = 800 : i64, backward_flops = 408 : i64, boundary_bytes_per_sample = 48 : i64, forward_bytes = 544 : i64, forward_flops = 216 : i64, index = 2 : i64, ops = 2 : i64, parameter_bytes = 64 : i64, parameters = 16 : i64, recompute = false, saved_activation_bytes_per_sample = 48 : i64},
+// CHECK-SAME: {backward_bytes = 832 : i64, backward_flops = 768 : i64, boundary_bytes_per_sample = 96 : i64, forward_bytes = 416 : i64, forward_flops = 384 : i64, index = 3 : i64, ops = 1 : i64, parameter_bytes = 0 : i64, parameters = 0 : i64, recompute = false, saved_activation_bytes_per_sample = 48 : i64},
+// CHECK-SAME: {backward_bytes = 436 : i64, backward_flops = 432 : i64, boundary_bytes_per_sample = 0 : i64, forward_bytes = 244 : i64, forward_flops = 348 : i64, index = 4 : i64, ops = 3 : i64, parameter_bytes = 0 : i64, parameters = 0 : i64, recompute = false, saved_activation_bytes_per_sample = 120 : i64}]
 // CHECK: global_load_const @emb {{.*}}{hetg.segment = 0 : i64}
 // CHECK-NEXT: %[[X0:.*]] = hetg.gather {{.*}}{hetg.cut = 0 : i64, hetg.segment = 0 : i64}
 // CHECK-NEXT: global_load_const @w1 {{.*}}{hetg.segment = 1 : i64}

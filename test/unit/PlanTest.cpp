@@ -160,7 +160,9 @@ TEST(Plan, ParseErrorsNameThePathAndTheExpectation) {
                              R"("segments" and "replicas", got 7)"},
       {R"({"stages": [{"segment": [0, 1], "replicas": []}]})",
        R"(stages[0]: unknown key "segment" (the keys here are "segments", )"
-       R"("replicas"))"},
+       R"("replicas", "recompute"))"},
+      {R"({"stages": [{"segments": [0, 1], "recompute": 1, "replicas": []}]})",
+       "stages[0].recompute: expected true or false, got 1"},
       {R"({"stages": [{"replicas": []}]})", R"(stages[0]: missing "segments")"},
       {R"({"stages": [{"segments": [0, 1]}]})",
        R"(stages[0]: missing "replicas")"},
@@ -414,6 +416,7 @@ void expectSamePlan(const Plan &a, const Plan &b) {
   for (size_t s = 0; s < a.stages.size(); ++s) {
     EXPECT_EQ(a.stages[s].firstSegment, b.stages[s].firstSegment);
     EXPECT_EQ(a.stages[s].endSegment, b.stages[s].endSegment);
+    EXPECT_EQ(a.stages[s].recompute, b.stages[s].recompute);
     ASSERT_EQ(a.stages[s].replicas.size(), b.stages[s].replicas.size());
     for (size_t r = 0; r < a.stages[s].replicas.size(); ++r) {
       const Replica &x = a.stages[s].replicas[r];
@@ -436,6 +439,7 @@ TEST(Plan, PrintingRoundTrips) {
   unusual.sharding = ShardingKind::Full;
   unusual.stages[0].replicas[2].device = "node \"a\"\\gpu";
   unusual.stages[0].replicas[3].microBatch = 1;
+  unusual.stages[0].recompute = true;
   for (const Plan &plan : {example, unusual, Plan()}) {
     std::string text = printPlan(plan);
     Plan reread = parseOrDie(text);

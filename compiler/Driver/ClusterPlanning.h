@@ -1,0 +1,37 @@
+//===- ClusterPlanning.h - planning a model for a cluster -------*- C++ -*-===//
+//
+// `hetc plan` and `hetc compile --cluster` both profile the model (its
+// segments at one sample) and ask the planner for a plan on the cluster.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HETC_COMPILER_DRIVER_CLUSTERPLANNING_H
+#define HETC_COMPILER_DRIVER_CLUSTERPLANNING_H
+
+#include "compiler/Driver/DeviceMemory.h"
+#include "planner/Search.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace hetc::driver {
+
+/// What planning needs to know of the model and the step.
+struct PlanningInput {
+  planner::Cluster cluster;
+  planner::ModelProfile profile;
+  planner::PlanRequest request;
+};
+
+/// Profiles a copy of the imported `module` at one sample of `seq` tokens
+/// and reads the cluster file.
+mlir::FailureOr<PlanningInput>
+preparePlanning(mlir::ModuleOp module, llvm::StringRef modelName,
+                llvm::StringRef clusterPath, int64_t globalBatch, int64_t seq,
+                bool adamw);
+
+/// Every device's memory, as `--device-memory DEVICE=SIZE,...` would say.
+DeviceMemorySpec memoryOf(const planner::Cluster &cluster);
+
+} // namespace hetc::driver
+
+#endif // HETC_COMPILER_DRIVER_CLUSTERPLANNING_H

@@ -1,0 +1,239 @@
+//===- PlanCommand.cpp - hetc plan ----------------------------------------===//
+//
+// Chooses a plan for a model on a cluster and shows it: one row per rank
+// (stage, device, segments, batch share, micro-batch, state shard, memory
+// used and free, predicted busy time), the predicted throughput, and the
+// same figure for each baseline strategy. The plan is written as JSON for
+// `hetc compile --plan`; the simulated step as a Chrome trace on request.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Driver/ClusterPlanning.h"
+#include "compiler/Driver/Commands.h"
+#include "compiler/Driver/Diagnostics.h"
+#include "compiler/Driver/Driver.h"
+#include "compiler/Import/ONNX/ONNXImporter.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace hetc::driver {
+
+namespace {
+
+cl::SubCommand planSubcommand(
+    "plan", "Choose how to train a model on a cluster: stages, devices, "
+            "batch shares, micro-batches and state shards");
+
+cl::OptionCategory planCategory("hetc plan options");
+
+cl::opt<std::string> modelPath(cl::Positional, cl::Required,
+                               cl::sub(planSubcommand), cl::cat(planCategory),
+                               cl::desc("<MODEL.onnx | MODEL.onnxtxt>"));
+
+cl::opt<std::string> clusterPath(
+    "cluster", cl::sub(planSubcommand), cl::cat(planCategory), cl::Required,
+    cl::value_desc("CLUSTER.yaml"),
+    cl::desc("The machines (models/clusters/README.md)"));
+
+cl::opt<int64_t> globalBatch("global-batch", cl::sub(planSubcommand),
+                             cl::cat(planCategory), cl::Required,
+                             cl::value_desc("B"),
+                             cl::desc("Samples per training step"));
+
+cl::opt<int64_t> seqLength("seq", cl::sub(planSubcommand),
+                           cl::cat(planCategory), cl::Required,
+                           cl::value_desc("T"), cl::desc("Tokens per sample"));
+
+cl::opt<std::string> outputPath(
+    "o", cl::sub(planSubcommand), cl::cat(planCategory),
+    cl::value_desc("PLAN.json"),
+    cl::desc("Write the plan here (docs/plan-format.md)"));
+
+cl::opt<std::string> strategyName(
+    "strategy", cl::sub(planSubcommand), cl::cat(planCategory),
+    cl::init("search"),
+    cl::value_desc("search|uniform|dp-uneven|stages-proportional"),
+    cl::desc("How to choose the plan (default search; the others are the "
+             "baselines it is compared with)"));
+
+cl::opt<std::string> optimizerKind(
+    "optimizer", cl::sub(planSubcommand), cl::cat(planCategory),
+    cl::init("adamw"), cl::value_desc("adamw|sgd"),
+    cl::desc("The optimizer whose state the plan must hold (default adamw)"));
+
+cl::opt<std::string> tracePath(
+    "trace", cl::sub(planSubcommand), cl::cat(planCategory),
+    cl::value_desc("TRACE.json"),
+    cl::desc("Write the simulated step as a Chrome trace (opens in Perfetto)"));
+
+constexpr llvm::StringLiteral kPrefix = "hetc plan: ";
+
+int usageError(const Twine &message) {
+  llvm::errs() << kPrefix << message << "\n";
+  return kExitUsage;
+}
+
+int failure(const Twine &message) {
+  llvm::errs() << kPrefix << "error: " << message << "\n";
+  return kExitFailure;
+}
+
+std::string gigabytes(int64_t bytes) {
+  return llvm::formatv("{0:f2} GB", bytes / 1e9).str();
+}
+
+void printPlanTable(const planner::Plan &plan,
+                    const planner::SimulationResult &predicted,
+                    const planner::Cluster &cluster) {
+  llvm::raw_ostream &os = llvm::outs();
+  os << llvm::format("%4s %5s  %-24s %-10s %-9s %6s %6s %10s %21s %10s\n",
+                     "rank", "stage", "device", "segments", "samples", "micro",
+                     "shard", "memory", "free", "busy ms");
+  for (int64_t rank = 0; rank < plan.numRanks(); ++rank) {
+    auto [s, r] = plan.stageAndReplicaOf(rank);
+    const planner::Stage &stage = plan.stages[s];
+    const planner::Replica &replica = stage.replicas[r];
+    int device = cluster.deviceIndex(replica.device);
+    int64_t capacity = device >= 0 ? cluster.devices[device].gpu.memoryBytes()
+                                   : 0;
+    int64_t used = predicted.peakMemoryBytes[rank];
+    std::string segments = llvm::formatv("[{0}, {1}){2}", stage.firstSegment,
+                                         stage.endSegment,
+                                         stage.recompute ? " rc" : "");
+    std::string samples = llvm::formatv("[{0}, {1})", replica.firstSample,
+                                        replica.firstSample +
+                                            replica.numSamples);
+    os << llvm::format("%4lld %5lld  %-24s %-10s %-9s %6lld %6.3f %10s %21s "
+                       "%10.3f\n",
+                       (long long)rank, (long long)s, replica.device.c_str(),
+                       segments.c_str(), samples.c_str(),
+                       (long long)replica.microBatch, replica.shard,
+                       gigabytes(used).c_str(),
+                       (gigabytes(capacity - used) + " of " +
+                        gigabytes(capacity))
+                           .c_str(),
+                       predicted.busySeconds[rank] * 1e3);
+  }
+}
+
+int runPlan() {
+  if (globalBatch <= 0 || seqLength <= 0)
+    return usageError("--global-batch and --seq must be positive");
+  std::optional<planner::Strategy> strategy =
+      planner::parseStrategy(strategyName);
+  if (!strategy)
+    return usageError("--strategy must be search, uniform, dp-uneven or "
+                      "stages-proportional (got '" +
+                      strategyName + "')");
+  if (optimizerKind != "adamw" && optimizerKind != "sgd")
+    return usageError("--optimizer must be adamw or sgd (got '" +
+                      optimizerKind + "')");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  UserDiagnosticHandler diagnostics(&context);
+
+  // A plan needs shapes, not weights.
+  ONNXImportOptions options;
+  options.loadWeights = false;
+  FailureOr<OwningOpRef<ModuleOp>> module =
+      importONNXFile(context, modelPath, options);
+  if (failed(module))
+    return kExitFailure;
+  std::string modelName = llvm::sys::path::stem(modelPath).str();
+  FailureOr<PlanningInput> input =
+      preparePlanning(**module, modelName, clusterPath, globalBatch, seqLength,
+                      optimizerKind == "adamw");
+  if (failed(input))
+    return kExitFailure;
+  planner::CostModel cost(input->cluster, input->profile);
+
+  llvm::Expected<planner::PlanResult> chosen = planner::choosePlan(
+      input->cluster, cost, input->request, *strategy);
+  if (!chosen)
+    return failure(llvm::toString(chosen.takeError()));
+  const planner::Plan &plan = chosen->plan;
+  const planner::SimulationResult &predicted = chosen->predicted;
+
+  llvm::outs() << "model " << modelName << ": "
+               << input->profile.numSegments() << " segments; cluster "
+               << input->cluster.name << ": " << input->cluster.devices.size()
+               << " devices; batch " << globalBatch << " x seq " << seqLength
+               << "\n\n";
+  llvm::outs() << planner::strategyName(*strategy) << ": "
+               << plan.stages.size() << " stages, " << plan.numRanks()
+               << " ranks, predicted step "
+               << llvm::format("%.3f", predicted.stepSeconds * 1e3) << " ms, "
+               << llvm::format("%.0f", predicted.tokensPerSecond)
+               << " tokens/s\n";
+  printPlanTable(plan, predicted, input->cluster);
+
+  // The baselines, on the same cost model.
+  llvm::outs() << "\ncompared with (predicted tokens/s):\n";
+  for (planner::Strategy other :
+       {planner::Strategy::Search, planner::Strategy::Uniform,
+        planner::Strategy::DataParallelUneven,
+        planner::Strategy::StagesProportional}) {
+    if (other == *strategy)
+      continue;
+    llvm::Expected<planner::PlanResult> baseline =
+        planner::choosePlan(input->cluster, cost, input->request, other);
+    llvm::outs() << llvm::format("  %-20s ",
+                                 planner::strategyName(other).str().c_str());
+    if (!baseline) {
+      llvm::outs() << "no plan: " << llvm::toString(baseline.takeError())
+                   << "\n";
+      continue;
+    }
+    double ratio = predicted.tokensPerSecond /
+                   std::max(baseline->predicted.tokensPerSecond, 1e-12);
+    llvm::outs() << llvm::format("%12.0f   (%s is %.2fx)\n",
+                                 baseline->predicted.tokensPerSecond,
+                                 planner::strategyName(*strategy).str().c_str(),
+                                 ratio);
+  }
+
+  auto writeFile = [](StringRef path, StringRef text) -> bool {
+    std::error_code error;
+    llvm::raw_fd_ostream file(path, error);
+    if (error)
+      return false;
+    file << text;
+    return !file.has_error();
+  };
+  if (!outputPath.empty()) {
+    if (!writeFile(outputPath, planner::printPlan(plan)))
+      return failure("cannot write '" + outputPath + "'");
+    llvm::outs() << "\nwrote " << outputPath << "\n";
+  }
+  if (!tracePath.empty()) {
+    std::vector<planner::RankSchedule> schedule = planner::buildSchedule(plan);
+    llvm::Expected<planner::SimulationResult> traced =
+        planner::simulate(plan, schedule, cost, /*recordSpans=*/true);
+    if (!traced)
+      return failure(llvm::toString(traced.takeError()));
+    if (!writeFile(tracePath, planner::chromeTrace(plan, *traced)))
+      return failure("cannot write '" + tracePath + "'");
+    llvm::outs() << "wrote " << tracePath << "\n";
+  }
+  return kExitSuccess;
+}
+
+} // namespace
+
+Command planCommand() { return {planSubcommand, planCategory, runPlan}; }
+
+} // namespace hetc::driver

@@ -1,0 +1,245 @@
+//===- CostModel.cpp - predicted times of a step's pieces -----------------===//
+//
+// Compute follows an efficiency curve per GPU type, transfers and
+// collectives follow the alpha-beta model of the cluster's links
+// (docs/planner.md, "Cost model", has the formulas and the defaults' why).
+// The memory side of the model is RankMemory.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "planner/CostModel.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+namespace hetc::planner {
+
+Precision trainingPrecision(const GpuSpec &gpu) {
+  if (gpu.supportsBf16())
+    return Precision::BF16;
+  // Tensor cores make FP16 faster than FP32; without them it is not worth it.
+  if (gpu.fp16Tflops > gpu.fp32Tflops)
+    return Precision::F16;
+  return Precision::F32;
+}
+
+namespace {
+
+/// Peak FLOP/s in the precision the GPU trains in.
+double peakFlops(const GpuSpec &gpu) {
+  switch (trainingPrecision(gpu)) {
+  case Precision::BF16:
+    return gpu.bf16Tflops * 1e12;
+  case Precision::F16:
+    return gpu.fp16Tflops * 1e12;
+  case Precision::F32:
+    return gpu.fp32Tflops * 1e12;
+  }
+  llvm_unreachable("unknown precision");
+}
+
+/// Fraction of peak a large training step reaches on each GPU family
+/// (docs/planner.md, "Cost model", says where each figure comes from).
+double defaultMaxEfficiency(llvm::StringRef type) {
+  if (type.starts_with("A100") || type == "P40")
+    return 0.5;
+  if (type.starts_with("V100") || type == "L4" || type == "T4")
+    return 0.3;
+  return 0.4; // Hopper, workstation and GeForce parts
+}
+
+/// The curve's half point as a fixed cost per call: a call of F FLOPs takes
+/// (F + half) / (peak * max) seconds, so half = overhead * peak * max.
+constexpr double kCallOverheadSeconds = 20e-6;
+
+Efficiency defaultEfficiency(const GpuSpec &gpu) {
+  Efficiency curve;
+  curve.maxEfficiency = defaultMaxEfficiency(gpu.type);
+  curve.halfEfficiencyFlops =
+      kCallOverheadSeconds * peakFlops(gpu) * curve.maxEfficiency;
+  return curve;
+}
+
+double achievedFraction(const Efficiency &curve, double flops) {
+  return curve.maxEfficiency * flops / (flops + curve.halfEfficiencyFlops);
+}
+
+/// For a fixed half point, the max efficiency minimizing the squared error
+/// of the fractions is a closed form; returns it and the error.
+std::pair<double, double> bestMaxEfficiency(llvm::ArrayRef<double> flops,
+                                            llvm::ArrayRef<double> fractions,
+                                            double half) {
+  double dot = 0, norm = 0;
+  for (auto [f, e] : llvm::zip(flops, fractions)) {
+    double shape = f / (f + half);
+    dot += e * shape;
+    norm += shape * shape;
+  }
+  double maxEfficiency = norm > 0 ? dot / norm : 0;
+  double error = 0;
+  for (auto [f, e] : llvm::zip(flops, fractions)) {
+    double residual = e - maxEfficiency * f / (f + half);
+    error += residual * residual;
+  }
+  return {maxEfficiency, error};
+}
+
+/// The slowest link between consecutive members of a ring.
+const Link *slowestRingLink(const Cluster &cluster,
+                            llvm::ArrayRef<int> devices) {
+  const Link *slowest = nullptr;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    int from = devices[i], to = devices[(i + 1) % devices.size()];
+    if (from == to)
+      continue;
+    const Link &link = cluster.linkBetween(from, to);
+    if (!slowest || link.bandwidthGBps < slowest->bandwidthGBps ||
+        (link.bandwidthGBps == slowest->bandwidthGBps &&
+         link.latencyUs > slowest->latencyUs))
+      slowest = &link;
+  }
+  return slowest;
+}
+
+/// Ring reduce-scatter and all-gather: p - 1 steps, each member passing one
+/// part to the next; with uneven parts every step waits for the largest.
+double unevenRingSeconds(const Cluster &cluster, llvm::ArrayRef<int> devices,
+                         llvm::ArrayRef<int64_t> partBytes) {
+  assert(partBytes.size() == devices.size() && "one part per member");
+  const Link *link = slowestRingLink(cluster, devices);
+  if (!link)
+    return 0;
+  int64_t largest = *llvm::max_element(partBytes);
+  return static_cast<double>(devices.size() - 1) * link->seconds(largest);
+}
+
+} // namespace
+
+CostModel::CostModel(const Cluster &cluster, const ModelProfile &profile)
+    : cluster_(cluster), profile_(profile) {
+  for (const Device &device : cluster.devices)
+    efficiencies_.try_emplace(device.gpu.type, defaultEfficiency(device.gpu));
+}
+
+void CostModel::calibrate(llvm::StringRef type,
+                          llvm::ArrayRef<Measurement> points) {
+  // The cluster's figures for the type (they may override the catalog's).
+  const GpuSpec *gpu = findGpu(type);
+  for (const Device &device : cluster_.devices)
+    if (device.gpu.type == type)
+      gpu = &device.gpu;
+  // Without a peak the timings say nothing about efficiency.
+  if (!gpu || peakFlops(*gpu) <= 0)
+    return;
+  std::vector<double> flops, fractions;
+  for (const Measurement &point : points)
+    if (point.flops > 0 && point.seconds > 0) {
+      flops.push_back(point.flops);
+      fractions.push_back(point.flops / (peakFlops(*gpu) * point.seconds));
+    }
+  if (flops.empty())
+    return;
+
+  // The error is one-dimensional in the half point once the max efficiency
+  // is solved for: scan it on a log grid, then refine around the best.
+  auto errorAt = [&](double logHalf) {
+    return bestMaxEfficiency(flops, fractions, std::exp(logHalf)).second;
+  };
+  double low = std::log(1.0), high = std::log(1e18);
+  constexpr int kGrid = 360;
+  double step = (high - low) / kGrid, best = low, bestError = errorAt(low);
+  for (int i = 1; i <= kGrid; ++i)
+    if (double error = errorAt(low + i * step); error < bestError) {
+      best = low + i * step;
+      bestError = error;
+    }
+  // Golden-section search on the bracket around the best grid point.
+  double a = best - step, b = best + step;
+  const double ratio = (std::sqrt(5.0) - 1) / 2;
+  for (int i = 0; i < 100; ++i) {
+    double c = b - ratio * (b - a), d = a + ratio * (b - a);
+    if (errorAt(c) < errorAt(d))
+      b = d;
+    else
+      a = c;
+  }
+  double half = std::exp((a + b) / 2);
+  efficiencies_[type] = {bestMaxEfficiency(flops, fractions, half).first, half};
+}
+
+const Efficiency &CostModel::efficiency(llvm::StringRef type) const {
+  static const Efficiency fallback;
+  auto it = efficiencies_.find(type);
+  return it == efficiencies_.end() ? fallback : it->second;
+}
+
+double CostModel::computeSeconds(int device, int64_t firstSegment,
+                                 int64_t endSegment, bool backward,
+                                 int64_t samples, bool recompute) const {
+  SegmentCost range = profile_.range(firstSegment, endSegment);
+  double flopsPerSample = range.forwardFlops;
+  double bytesPerSample = range.forwardBytes;
+  if (backward) {
+    flopsPerSample = range.backwardFlops;
+    bytesPerSample = range.backwardBytes;
+    if (recompute) {
+      flopsPerSample += range.forwardFlops;
+      bytesPerSample += range.forwardBytes;
+    }
+  }
+  double flops = flopsPerSample * samples;
+  double bytes = bytesPerSample * samples;
+  const GpuSpec &gpu = cluster_.devices[device].gpu;
+  double computeTime = 0;
+  if (flops > 0)
+    computeTime = flops / (peakFlops(gpu) *
+                           achievedFraction(efficiency(gpu.type), flops));
+  double memoryTime = bytes / (gpu.memoryBandwidthGBps * 1e9);
+  return std::max(computeTime, memoryTime);
+}
+
+double CostModel::transferSeconds(int from, int to, int64_t bytes) const {
+  if (from == to)
+    return 0;
+  return cluster_.linkBetween(from, to).seconds(bytes);
+}
+
+double CostModel::allReduceSeconds(llvm::ArrayRef<int> devices,
+                                   int64_t bytes) const {
+  const Link *link = slowestRingLink(cluster_, devices);
+  if (!link)
+    return 0;
+  // Ring all-reduce: a reduce-scatter then an all-gather of n / p each,
+  // 2 (p - 1) steps.
+  double p = static_cast<double>(devices.size());
+  return 2 * (p - 1) / p * static_cast<double>(bytes) /
+             (link->bandwidthGBps * 1e9) +
+         2 * (p - 1) * link->latencyUs * 1e-6;
+}
+
+double
+CostModel::reduceScatterSeconds(llvm::ArrayRef<int> devices,
+                                llvm::ArrayRef<int64_t> partBytes) const {
+  return unevenRingSeconds(cluster_, devices, partBytes);
+}
+
+double CostModel::allGatherSeconds(llvm::ArrayRef<int> devices,
+                                   llvm::ArrayRef<int64_t> partBytes) const {
+  return unevenRingSeconds(cluster_, devices, partBytes);
+}
+
+double CostModel::optimizerSeconds(int device, int64_t elements) const {
+  // Reads parameter, gradient and state, writes parameter and state (AdamW:
+  // 7 fp32 values per element; SGD: 3).
+  double valuesPerElement = 3 + 2 * profile_.optimizerStatePerParameterByte;
+  double bytes =
+      valuesPerElement * kElementBytes * static_cast<double>(elements);
+  return bytes / (cluster_.devices[device].gpu.memoryBandwidthGBps * 1e9);
+}
+
+} // namespace hetc::planner

@@ -1,0 +1,207 @@
+//===- DeviceOrder.cpp - device orders that stages are cut from -----------===//
+
+#include "planner/SearchSpace.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <map>
+
+namespace hetc::planner {
+
+namespace {
+
+/// Nodes that are interchangeable for the planner: same datacenter, same
+/// link inside, same GPUs.
+std::string nodeKind(const Cluster &cluster, const Node &node) {
+  std::map<std::string, int> counts;
+  for (int d : node.devices)
+    ++counts[cluster.devices[d].gpu.type];
+  std::string key = node.datacenter + "|" + node.intraNode.kind + "|" +
+                    std::to_string(node.intraNode.bandwidthGBps) + "|" +
+                    std::to_string(node.intraNode.latencyUs);
+  for (const auto &[type, count] : counts)
+    key += "|" + type + "x" + std::to_string(count);
+  return key;
+}
+
+/// Orders of `items` to try: every permutation of up to three, else the
+/// given order and its reverse. The given order comes first.
+template <typename T>
+std::vector<std::vector<T>> ordersOf(std::vector<T> items) {
+  if (items.size() > 3)
+    return {items, std::vector<T>(items.rbegin(), items.rend())};
+  std::vector<size_t> index(items.size());
+  for (size_t i = 0; i < index.size(); ++i)
+    index[i] = i;
+  std::vector<std::vector<T>> orders;
+  do {
+    std::vector<T> &order = orders.emplace_back();
+    for (size_t i : index)
+      order.push_back(items[i]);
+  } while (std::next_permutation(index.begin(), index.end()));
+  return orders;
+}
+
+/// Sorts by memory per device, largest first (stable, so file order breaks
+/// ties): the first stages keep the most micro-batches in flight.
+template <typename T, typename MemoryOf>
+void sortByMemory(std::vector<T> &items, MemoryOf memoryOf) {
+  std::stable_sort(items.begin(), items.end(), [&](const T &a, const T &b) {
+    return memoryOf(a) > memoryOf(b);
+  });
+}
+
+/// Splits [0, count) into `pieces` consecutive near-equal ranges (the first
+/// ones one longer); returns their ends.
+std::vector<size_t> evenEnds(size_t count, size_t pieces) {
+  std::vector<size_t> ends;
+  size_t end = 0;
+  for (size_t p = 0; p < pieces; ++p) {
+    end += count / pieces + (p < count % pieces ? 1 : 0);
+    ends.push_back(end);
+  }
+  return ends;
+}
+
+} // namespace
+
+std::vector<std::vector<int>> deviceOrders(const Cluster &cluster,
+                                           size_t maxOrders) {
+  auto deviceMemory = [&](const std::string &type) {
+    for (const Device &device : cluster.devices)
+      if (device.gpu.type == type)
+        return device.gpu.memoryGB;
+    return 0.0;
+  };
+  // Datacenters, the node kinds of each, and GPU types, each listed once.
+  std::vector<std::string> datacenters, types;
+  std::map<std::string, std::vector<std::string>> kindsOf;
+  std::map<std::string, std::vector<int>> nodesOfKind;
+  std::map<std::string, double> kindMemory, datacenterMemory;
+  for (const auto &[n, node] : llvm::enumerate(cluster.nodes)) {
+    if (!llvm::is_contained(datacenters, node.datacenter))
+      datacenters.push_back(node.datacenter);
+    std::string kind = nodeKind(cluster, node);
+    if (!nodesOfKind.count(kind))
+      kindsOf[node.datacenter].push_back(kind);
+    nodesOfKind[kind].push_back(n);
+    for (int d : node.devices) {
+      const GpuSpec &gpu = cluster.devices[d].gpu;
+      if (!llvm::is_contained(types, gpu.type))
+        types.push_back(gpu.type);
+      kindMemory[kind] = std::max(kindMemory[kind], gpu.memoryGB);
+      datacenterMemory[node.datacenter] =
+          std::max(datacenterMemory[node.datacenter], gpu.memoryGB);
+    }
+  }
+  sortByMemory(types, deviceMemory);
+  sortByMemory(datacenters,
+               [&](const std::string &dc) { return datacenterMemory[dc]; });
+  for (auto &[dc, kinds] : kindsOf)
+    sortByMemory(kinds, [&](const std::string &k) { return kindMemory[k]; });
+
+  // Each choice dimension: the datacenter order, each datacenter's kind
+  // order, the type order inside nodes.
+  std::vector<std::vector<std::vector<std::string>>> dimensions;
+  dimensions.push_back(ordersOf(datacenters));
+  for (const std::string &dc : datacenters)
+    dimensions.push_back(ordersOf(kindsOf[dc]));
+  dimensions.push_back(ordersOf(types));
+  size_t combinations = 1;
+  for (const auto &dimension : dimensions)
+    combinations = std::min<size_t>(combinations * dimension.size(), 1 << 20);
+
+  // Spread the orders tried over all combinations.
+  size_t count = std::min(combinations, std::max<size_t>(maxOrders, 1));
+  std::vector<std::vector<int>> orders;
+  for (size_t i = 0; i < count; ++i) {
+    size_t code = i * combinations / count;
+    std::vector<const std::vector<std::string> *> choice;
+    for (const auto &dimension : dimensions) {
+      choice.push_back(&dimension[code % dimension.size()]);
+      code /= dimension.size();
+    }
+    const std::vector<std::string> &typeOrder = *choice.back();
+    std::vector<int> &order = orders.emplace_back();
+    for (const std::string &dc : *choice.front()) {
+      size_t dcIndex = llvm::find(datacenters, dc) - datacenters.begin();
+      for (const std::string &kind : *choice[1 + dcIndex])
+        for (int n : nodesOfKind[kind])
+          for (const std::string &type : typeOrder)
+            for (int d : cluster.nodes[n].devices)
+              if (cluster.devices[d].gpu.type == type)
+                order.push_back(d);
+    }
+  }
+  return orders;
+}
+
+std::vector<std::vector<int>> splitIntoUnits(const Cluster &cluster,
+                                             llvm::ArrayRef<int> order,
+                                             size_t maxUnits) {
+  std::vector<std::vector<int>> units;
+  if (order.size() <= maxUnits) {
+    for (int d : order)
+      units.push_back({d});
+    return units;
+  }
+  size_t perUnit = (order.size() + maxUnits - 1) / maxUnits;
+
+  // Nodes in the order's sequence, then runs of consecutive alike nodes.
+  std::vector<std::vector<int>> nodeDevices;
+  std::vector<std::string> kinds;
+  for (int d : order) {
+    int node = cluster.devices[d].node;
+    if (nodeDevices.empty() ||
+        cluster.devices[nodeDevices.back()[0]].node != node) {
+      nodeDevices.emplace_back();
+      kinds.push_back(nodeKind(cluster, cluster.nodes[node]));
+    }
+    nodeDevices.back().push_back(d);
+  }
+  for (size_t first = 0; first < nodeDevices.size();) {
+    size_t end = first + 1;
+    while (end < nodeDevices.size() && kinds[end] == kinds[first])
+      ++end;
+    size_t nodeSize = nodeDevices[first].size();
+    if (nodeSize >= perUnit) {
+      // Big nodes: each node's GPUs of one type in equal pieces.
+      for (size_t n = first; n < end; ++n) {
+        llvm::ArrayRef<int> devices = nodeDevices[n];
+        while (!devices.empty()) {
+          const std::string &type = cluster.devices[devices[0]].gpu.type;
+          size_t group =
+              llvm::find_if(
+                  devices,
+                  [&](int d) { return cluster.devices[d].gpu.type != type; }) -
+              devices.begin();
+          size_t begin = 0;
+          for (size_t pieceEnd :
+               evenEnds(group, (group + perUnit - 1) / perUnit)) {
+            units.emplace_back(devices.begin() + begin,
+                               devices.begin() + pieceEnd);
+            begin = pieceEnd;
+          }
+          devices = devices.drop_front(group);
+        }
+      }
+    } else {
+      // Small nodes: blocks of whole alike nodes.
+      size_t nodesPerUnit = (perUnit + nodeSize - 1) / nodeSize;
+      size_t run = end - first;
+      size_t begin = first;
+      for (size_t blockEnd :
+           evenEnds(run, (run + nodesPerUnit - 1) / nodesPerUnit)) {
+        std::vector<int> &unit = units.emplace_back();
+        for (size_t n = begin; n < first + blockEnd; ++n)
+          llvm::append_range(unit, nodeDevices[n]);
+        begin = first + blockEnd;
+      }
+    }
+    first = end;
+  }
+  return units;
+}
+
+} // namespace hetc::planner

@@ -1,0 +1,460 @@
+//===- Exhaustive.cpp - every plan of the search space, for small clusters ===//
+//
+// Enumerates every ordered partition of the devices into stages (devices of
+// one type on one node are interchangeable, so a stage is a count per such
+// class), every contiguous segment split, every split of the batch over a
+// stage's classes (even within a class), every micro-batch count, and both
+// schedules where the stages' sample ranges differ; the builder's rules
+// give recompute, memory fits and shards, and the simulator judges.
+//
+// Branch and bound keeps it tractable: it starts from the search's plan and
+// skips whatever a lower bound on the simulated step shows cannot beat the
+// best plan so far. A stage's replicas cannot start before one sample has
+// gone forward through the earlier stages, nor end their update before it
+// has come back; in between, the busiest computes its share (at the most
+// efficient call size while shares are open, at its micro-batches once they
+// are known) and sends it on and back over its fastest links; its update
+// takes at least the ring collectives of even parts. The stages still to
+// come share their FLOPs at best at every remaining device's peak
+// efficiency. The bounds only prune what cannot win, so the result is the
+// optimum of the space.
+//
+//===----------------------------------------------------------------------===//
+
+#include "planner/SearchSpace.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <map>
+#include <set>
+
+namespace hetc::planner {
+
+namespace {
+
+constexpr size_t kMaxExhaustiveDevices = 8;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+class ExhaustiveSearch {
+public:
+  ExhaustiveSearch(const CandidateBuilder &builder, BestCandidate &best)
+      : builder(builder), cost(builder.cost()), profile(cost.profile()),
+        best(best), batch(builder.request().globalBatch),
+        numSegments(profile.numSegments()) {
+    const Cluster &cluster = cost.cluster();
+    std::map<std::pair<int, std::string>, size_t> classIndex;
+    for (const auto &[d, device] : llvm::enumerate(cluster.devices)) {
+      auto [it, inserted] = classIndex.try_emplace(
+          {device.node, device.gpu.type}, classes.size());
+      if (inserted)
+        classes.emplace_back();
+      classes[it->second].push_back(d);
+      classOf.push_back(it->second);
+    }
+    tabulate();
+  }
+
+  llvm::Error run() {
+    std::vector<int64_t> remaining;
+    for (const std::vector<int> &members : classes)
+      remaining.push_back(members.size());
+    return partition(remaining);
+  }
+
+private:
+  size_t at(size_t c, int64_t i, int64_t j) const {
+    return (c * (numSegments + 1) + i) * (numSegments + 1) + j;
+  }
+
+  /// Per class and segment range: the fewest seconds per sample (at the
+  /// whole batch, the most efficient call) and one sample's forward and
+  /// backward; per class, the fewest seconds per FLOP of any segment.
+  void tabulate() {
+    size_t ranges = (numSegments + 1) * (numSegments + 1);
+    perSample.assign(classes.size() * ranges, kInfinity);
+    oneForward.assign(classes.size() * ranges, kInfinity);
+    oneBackward.assign(classes.size() * ranges, kInfinity);
+    flopsBefore.assign(numSegments + 1, 0);
+    for (int64_t g = 0; g < numSegments; ++g)
+      flopsBefore[g + 1] = flopsBefore[g] + profile.segments[g].forwardFlops +
+                           profile.segments[g].backwardFlops;
+    constexpr double kHugeBatch = 1e12;
+    for (size_t c = 0; c < classes.size(); ++c) {
+      int d = classes[c][0];
+      double perFlop = kInfinity;
+      for (int64_t i = 0; i < numSegments; ++i) {
+        for (bool backward : {false, true}) {
+          const SegmentCost &segment = profile.segments[i];
+          double flops =
+              backward ? segment.backwardFlops : segment.forwardFlops;
+          if (flops > 0)
+            perFlop = std::min(perFlop, cost.computeSeconds(
+                                            d, i, i + 1, backward, kHugeBatch) /
+                                            (flops * kHugeBatch));
+        }
+        for (int64_t j = i + 1; j <= numSegments; ++j) {
+          perSample[at(c, i, j)] = (cost.computeSeconds(d, i, j, false, batch) +
+                                    cost.computeSeconds(d, i, j, true, batch)) /
+                                   batch;
+          oneForward[at(c, i, j)] = cost.computeSeconds(d, i, j, false, 1);
+          oneBackward[at(c, i, j)] = cost.computeSeconds(d, i, j, true, 1);
+        }
+      }
+      // Rounding must not make the bound exceed the truth.
+      flopsPerSecond.push_back((1 - 1e-9) / perFlop);
+    }
+  }
+
+  /// Stages as class counts: every way to take a non-empty stage from
+  /// what remains, then the rest.
+  llvm::Error partition(std::vector<int64_t> &remaining) {
+    if (llvm::all_of(remaining, [](int64_t n) { return n == 0; }))
+      return split();
+    if (static_cast<int64_t>(stages.size()) == numSegments)
+      return llvm::Error::success();
+    std::vector<int64_t> take(remaining.size(), 0);
+    return takeStage(remaining, take, 0);
+  }
+
+  llvm::Error takeStage(std::vector<int64_t> &remaining,
+                        std::vector<int64_t> &take, size_t c) {
+    if (c == remaining.size()) {
+      if (llvm::all_of(take, [](int64_t n) { return n == 0; }))
+        return llvm::Error::success();
+      for (size_t k = 0; k < take.size(); ++k)
+        remaining[k] -= take[k];
+      stages.push_back(take);
+      llvm::Error error = partition(remaining);
+      stages.pop_back();
+      for (size_t k = 0; k < take.size(); ++k)
+        remaining[k] += take[k];
+      return error;
+    }
+    for (int64_t n = 0; n <= remaining[c]; ++n) {
+      take[c] = n;
+      if (llvm::Error error = takeStage(remaining, take, c + 1))
+        return error;
+    }
+    take[c] = 0;
+    return llvm::Error::success();
+  }
+
+  llvm::Error split() {
+    size_t numStages = stages.size();
+    layout.assign(numStages, {});
+    std::vector<size_t> used(classes.size(), 0);
+    peakAfter.assign(numStages + 1, 0);
+    for (size_t s = 0; s < numStages; ++s) {
+      int64_t replicas = 0;
+      for (size_t c = 0; c < classes.size(); ++c)
+        for (int64_t n = 0; n < stages[s][c]; ++n, ++replicas)
+          layout[s].devices.push_back(classes[c][used[c]++]);
+      if (replicas > batch)
+        return llvm::Error::success();
+      llvm::sort(layout[s].devices);
+    }
+    for (size_t s = numStages; s-- > 0;) {
+      peakAfter[s] = peakAfter[s + 1];
+      for (size_t c = 0; c < classes.size(); ++c)
+        peakAfter[s] += stages[s][c] * flopsPerSecond[c];
+    }
+    // Each device's fastest link into the stage before and after it.
+    const Cluster &cluster = cost.cluster();
+    fastestLink.assign(numStages, {});
+    for (size_t s = 0; s < numStages; ++s)
+      for (int d : layout[s].devices) {
+        auto fastest = [&](size_t other) {
+          double bandwidth = 0;
+          for (int e : layout[other].devices)
+            bandwidth =
+                std::max(bandwidth, cluster.linkBetween(d, e).bandwidthGBps);
+          return bandwidth * 1e9;
+        };
+        fastestLink[s].push_back({s > 0 ? fastest(s - 1) : 0,
+                                  s + 1 < numStages ? fastest(s + 1) : 0});
+      }
+    return splitFrom(0, 0, 0, 0);
+  }
+
+  /// Seconds replica r of stage s at least spends sending one sample's
+  /// activations on and gradients back over segments [first, end).
+  double sendPerSample(size_t s, size_t r, int64_t first, int64_t end) const {
+    auto [before, after] = fastestLink[s][r];
+    double seconds = 0;
+    if (before > 0)
+      seconds += profile.segments[first - 1].boundaryBytes / before;
+    if (after > 0)
+      seconds += profile.segments[end - 1].boundaryBytes / after;
+    return seconds;
+  }
+
+  /// The least the update after stage s's last backward takes over
+  /// segments [first, end): reduce-scatter and all-gather of even parts
+  /// (the largest part is at least that), the optimizer on an even shard.
+  double updateSeconds(size_t s, int64_t first, int64_t end) const {
+    const std::vector<int> &devices = layout[s].devices;
+    int64_t parameters = profile.range(first, end).parameters;
+    int64_t replicas = devices.size();
+    double optimizer = kInfinity;
+    for (int d : devices)
+      optimizer =
+          std::min(optimizer, cost.optimizerSeconds(d, parameters / replicas));
+    if (replicas == 1)
+      return optimizer;
+    std::vector<int64_t> parts(replicas, parameters / replicas * kElementBytes);
+    return optimizer + cost.reduceScatterSeconds(devices, parts) +
+           cost.allGatherSeconds(devices, parts);
+  }
+
+  /// A stage cannot start before one sample has gone forward through the
+  /// earlier stages, and its replicas' update cannot end before that sample
+  /// has gone back through them.
+  static double stageBound(double tripForward, double tripBackward, double busy,
+                           double update) {
+    return tripForward + busy + std::max(tripBackward, update);
+  }
+
+  /// Chooses stage s's segments [first, end), one sample having gone
+  /// forward and back through the earlier stages in `tripForward` and
+  /// `tripBackward`.
+  llvm::Error splitFrom(size_t s, int64_t first, double tripForward,
+                        double tripBackward) {
+    if (s == stages.size())
+      return first == numSegments ? shareFrom(0) : llvm::Error::success();
+    // The stages left share their FLOPs at best at their peak efficiency.
+    double left = batch * (flopsBefore[numSegments] - flopsBefore[first]);
+    if (tripForward + tripBackward + left / peakAfter[s] >= best.stepSeconds())
+      return llvm::Error::success();
+    int64_t stagesAfter = stages.size() - s - 1;
+    const std::vector<int> &devices = layout[s].devices;
+    for (int64_t end = first + 1; end <= numSegments - stagesAfter; ++end) {
+      double rate = 0, forward = kInfinity, backward = kInfinity;
+      for (size_t r = 0; r < devices.size(); ++r) {
+        size_t c = classOf[devices[r]];
+        rate += 1 / (perSample[at(c, first, end)] +
+                     sendPerSample(s, r, first, end));
+        forward = std::min(forward, oneForward[at(c, first, end)]);
+        backward = std::min(backward, oneBackward[at(c, first, end)]);
+      }
+      // Longer stages only compute longer.
+      if (tripForward + batch / rate >= best.stepSeconds())
+        break;
+      if (stageBound(tripForward, tripBackward, batch / rate,
+                     updateSeconds(s, first, end)) >= best.stepSeconds())
+        continue;
+      layout[s].firstSegment = first;
+      layout[s].endSegment = end;
+      if (llvm::Error error = splitFrom(s + 1, end, tripForward + forward,
+                                        tripBackward + backward))
+        return error;
+    }
+    return llvm::Error::success();
+  }
+
+  /// Every split of the batch over stage s's classes, even within each.
+  llvm::Error shareFrom(size_t s) {
+    if (s == stages.size())
+      return tryMicroBatches();
+    std::vector<size_t> present;
+    for (size_t c = 0; c < classes.size(); ++c)
+      if (stages[s][c] > 0)
+        present.push_back(c);
+    std::vector<int64_t> totals(present.size());
+    return classShares(s, present, totals, 0, batch);
+  }
+
+  llvm::Error classShares(size_t s, llvm::ArrayRef<size_t> present,
+                          std::vector<int64_t> &totals, size_t k,
+                          int64_t left) {
+    size_t c = present[k];
+    int64_t members = stages[s][c];
+    bool lastClass = k + 1 == present.size();
+    int64_t later = 0;
+    for (size_t l = k + 1; l < present.size(); ++l)
+      later += stages[s][present[l]];
+    const StageDevices &stage = layout[s];
+    double perSampleHere =
+        perSample[at(c, stage.firstSegment, stage.endSegment)];
+    for (size_t r = 0; r < stage.devices.size(); ++r)
+      if (classOf[stage.devices[r]] == c) {
+        perSampleHere +=
+            sendPerSample(s, r, stage.firstSegment, stage.endSegment);
+        break;
+      }
+    for (int64_t total = lastClass ? left : members; total <= left - later;
+         ++total) {
+      // The class's busiest member at the most efficient call size.
+      double busiest = (total + members - 1) / members * perSampleHere;
+      if (busiest >= best.stepSeconds())
+        break;
+      totals[k] = total;
+      if (!lastClass) {
+        if (llvm::Error error =
+                classShares(s, present, totals, k + 1, left - total))
+          return error;
+        continue;
+      }
+      std::vector<int64_t> &stageShares = shares.emplace_back();
+      std::vector<int64_t> handed(classes.size(), 0);
+      for (int d : stage.devices) {
+        size_t p = classOf[d];
+        size_t i = llvm::find(present, p) - present.begin();
+        int64_t n = stages[s][p];
+        stageShares.push_back(totals[i] / n +
+                              (handed[p]++ < totals[i] % n ? 1 : 0));
+      }
+      llvm::Error error = shareFrom(s + 1);
+      shares.pop_back();
+      if (error)
+        return error;
+    }
+    return llvm::Error::success();
+  }
+
+  /// Forward and backward seconds of a micro-batch of `samples` on device
+  /// `d` over stage s's segments.
+  std::pair<double, double> callSeconds(size_t s, int d, int64_t samples) {
+    const StageDevices &stage = layout[s];
+    auto key = std::make_tuple(cost.cluster().devices[d].gpu.type,
+                               stage.firstSegment, stage.endSegment, samples);
+    auto it = callMemo.find(key);
+    if (it != callMemo.end())
+      return it->second;
+    std::pair<double, double> seconds = {
+        cost.computeSeconds(d, stage.firstSegment, stage.endSegment, false,
+                            samples),
+        cost.computeSeconds(d, stage.firstSegment, stage.endSegment, true,
+                            samples)};
+    callMemo.emplace(key, seconds);
+    return seconds;
+  }
+
+  /// The bound with each replica's micro-batches: each stage's busiest
+  /// replica computing and sending them between the trips through the
+  /// earlier stages, then its update.
+  double lowerBound(llvm::ArrayRef<std::vector<int64_t>> microBatches) {
+    double bound = 0, tripForward = 0, tripBackward = 0;
+    for (size_t s = 0; s < stages.size(); ++s) {
+      const StageDevices &stage = layout[s];
+      double busiest = 0, forwardOne = kInfinity, backwardOne = kInfinity;
+      for (size_t r = 0; r < stage.devices.size(); ++r) {
+        int d = stage.devices[r];
+        int64_t samples = shares[s][r], microBatch = microBatches[s][r];
+        auto [forward, backward] = callSeconds(s, d, microBatch);
+        busiest = std::max(busiest,
+                           samples / microBatch * (forward + backward) +
+                               samples * sendPerSample(s, r, stage.firstSegment,
+                                                       stage.endSegment));
+        auto [oneF, oneB] = callSeconds(s, d, 1);
+        forwardOne = std::min(forwardOne, oneF);
+        backwardOne = std::min(backwardOne, oneB);
+      }
+      bound = std::max(bound, stageBound(tripForward, tripBackward, busiest,
+                                         updateSeconds(s, stage.firstSegment,
+                                                       stage.endSegment)));
+      tripForward += forwardOne;
+      tripBackward += backwardOne;
+    }
+    return bound;
+  }
+
+  llvm::Error tryMicroBatches() {
+    int64_t largest = 0;
+    for (const std::vector<int64_t> &stageShares : shares)
+      largest = std::max(largest, *llvm::max_element(stageShares));
+    std::set<std::vector<std::vector<int64_t>>> seen;
+    for (int64_t target = 1; target <= largest; ++target) {
+      // The builder's rule, before memory makes any smaller: a bound.
+      std::vector<std::vector<int64_t>> microBatches;
+      for (const std::vector<int64_t> &stageShares : shares) {
+        std::vector<int64_t> &stage = microBatches.emplace_back();
+        for (int64_t n : stageShares)
+          stage.push_back(largestDivisorAtMost(n, (n + target - 1) / target));
+      }
+      if (!seen.insert(microBatches).second ||
+          lowerBound(microBatches) >= best.stepSeconds())
+        continue;
+      CandidateOptions options{ShareRule::Throughput, ShardRule::Balanced,
+                               target, ScheduleKind::OneForwardOneBackward};
+      for (ScheduleKind schedule :
+           {ScheduleKind::OneForwardOneBackward, ScheduleKind::GPipe}) {
+        options.schedule = schedule;
+        std::optional<Candidate> candidate =
+            builder.build(layout, options, &shares);
+        if (!candidate)
+          return llvm::Error::success();
+        bool aligned = candidate->rangesAligned();
+        if (llvm::Expected<double> seconds = best.offer(*candidate); !seconds)
+          return seconds.takeError();
+        if (aligned)
+          break;
+      }
+    }
+    return llvm::Error::success();
+  }
+
+  const CandidateBuilder &builder;
+  const CostModel &cost;
+  const ModelProfile &profile;
+  BestCandidate &best;
+  int64_t batch;
+  int64_t numSegments;
+
+  /// Devices of one type on one node, and each device's class.
+  std::vector<std::vector<int>> classes;
+  std::vector<size_t> classOf;
+  std::vector<double> perSample, oneForward, oneBackward;
+  std::vector<double> flopsBefore, flopsPerSecond;
+  std::map<std::tuple<std::string, int64_t, int64_t, int64_t>,
+           std::pair<double, double>>
+      callMemo;
+  /// The partition, layout and shares being built; the peak FLOP/s of the
+  /// devices of stages s.. .
+  std::vector<std::vector<int64_t>> stages;
+  StageLayout layout;
+  std::vector<double> peakAfter;
+  /// Per stage and replica, the fastest link to the stage before and after
+  /// (bytes per second; 0 where there is none).
+  std::vector<std::vector<std::pair<double, double>>> fastestLink;
+  std::vector<std::vector<int64_t>> shares;
+};
+
+/// The search's plan as a candidate, to start the bound from.
+Candidate candidateOf(const CandidateBuilder &builder, const Plan &plan) {
+  Candidate candidate;
+  candidate.plan = plan;
+  for (const Stage &stage : plan.stages) {
+    std::vector<int> &devices = candidate.devices.emplace_back();
+    for (const Replica &replica : stage.replicas)
+      devices.push_back(builder.cost().cluster().deviceIndex(replica.device));
+  }
+  return candidate;
+}
+
+} // namespace
+
+llvm::Expected<PlanResult> exhaustivePlan(const Cluster &cluster,
+                                          const CostModel &cost,
+                                          const PlanRequest &request) {
+  if (cluster.devices.size() > kMaxExhaustiveDevices)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("the exhaustive search takes at most {0} devices; the "
+                      "cluster has {1}",
+                      kMaxExhaustiveDevices, cluster.devices.size()));
+  llvm::Expected<PlanResult> searched = choosePlan(cluster, cost, request);
+  if (!searched)
+    return searched.takeError();
+  CandidateBuilder builder(cost, request);
+  BestCandidate best(builder);
+  llvm::Expected<double> seeded =
+      best.offer(candidateOf(builder, searched->plan));
+  if (!seeded)
+    return seeded.takeError();
+  if (llvm::Error error = ExhaustiveSearch(builder, best).run())
+    return std::move(error);
+  return best.take();
+}
+
+} // namespace hetc::planner

@@ -1,0 +1,54 @@
+//===- ModelProfile.h - what each segment of a model costs ------*- C++ -*-===//
+//
+// The compiler's segment profile (hetg-segment on the model specialized to
+// one sample), as the planner's cost model reads it: all figures are per
+// sample of `seqLen` tokens, for the segments in chain order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HETC_PLANNER_MODELPROFILE_H
+#define HETC_PLANNER_MODELPROFILE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hetc::planner {
+
+struct SegmentCost {
+  int64_t ops = 0;             // hetg ops in the segment
+  int64_t parameters = 0;      // elements of the parameters first read here
+  int64_t parameterBytes = 0;
+  double forwardFlops = 0;     // per sample
+  double backwardFlops = 0;    // per sample
+  double forwardBytes = 0;     // bytes the forward's ops move, per sample
+  double backwardBytes = 0;
+  int64_t savedActivationBytes = 0; // kept for the backward, per sample
+  int64_t boundaryBytes = 0;   // the activation leaving the segment, per sample
+};
+
+struct ModelProfile {
+  std::string model;
+  int64_t seqLen = 0;
+  std::vector<SegmentCost> segments;
+  /// Optimizer state per parameter byte (AdamW: 2, SGD: 0).
+  int64_t optimizerStatePerParameterByte = 2;
+
+  int64_t numSegments() const { return static_cast<int64_t>(segments.size()); }
+  /// Sum over segments [first, end).
+  SegmentCost range(int64_t first, int64_t end) const;
+};
+
+/// Parses the JSON of `hetc profile --json` (at any --batch: FLOPs and bytes
+/// moved are divided by it; `forward_bytes`/`backward_bytes` default to 0).
+/// Errors name the field.
+llvm::Expected<ModelProfile> parseModelProfile(llvm::StringRef json);
+/// Reads and parses the profile file `path`; errors name the file.
+llvm::Expected<ModelProfile> readModelProfileFile(llvm::StringRef path);
+
+} // namespace hetc::planner
+
+#endif // HETC_PLANNER_MODELPROFILE_H

@@ -1,0 +1,175 @@
+//===- RankMemory.cpp - the memory a rank's program needs -----------------===//
+//
+// A model of the compiler's arena for one rank (docs/planner.md, "Memory",
+// has its accuracy against the compiler). The arena holds the persistent
+// buffers (parameters, optimizer state, the token ids and labels of every
+// micro-batch) and the activations of one step, whose peak this model finds
+// by walking the rank's op list segment by segment: what the compiler keeps
+// alive where the live set is largest (the end of a forward, the start and
+// end of each segment's backward, the gradient accumulation and reduction).
+//
+//===----------------------------------------------------------------------===//
+
+#include "planner/CostModel.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+
+namespace hetc::planner {
+
+namespace {
+
+/// Token ids and labels are int64.
+constexpr int64_t kTokenBytes = 8;
+
+/// The share of the live activations' bytes that the compiler's greedy
+/// placement leaves unused between them: 0 to 16% on the test fixtures,
+/// 2.5% at the median (docs/planner.md, "Memory").
+constexpr double kPlacementGaps = 0.03;
+
+/// One segment of the stage, as the walk sees it (bytes per sample unless
+/// said otherwise).
+struct SegmentSizes {
+  /// Kept from the forward to the backward: the activations the backward
+  /// reads, or with recompute only the segment's input.
+  int64_t kept = 0;
+  /// With recompute, the activations rebuilt right before its backward.
+  int64_t rebuilt = 0;
+  /// The gradient arriving at the segment and the one it produces.
+  int64_t gradientIn = 0;
+  int64_t gradientOut = 0;
+  /// Its parameters' gradients, whole (bytes).
+  int64_t parameterBytes = 0;
+};
+
+std::vector<SegmentSizes> segmentSizesOf(const ModelProfile &profile,
+                                         const Stage &stage) {
+  auto boundary = [&](int64_t segment) {
+    return segment < 0 ? 0 : profile.segments[segment].boundaryBytes;
+  };
+  std::vector<SegmentSizes> sizes;
+  for (int64_t s = stage.firstSegment; s < stage.endSegment; ++s) {
+    const SegmentCost &cost = profile.segments[s];
+    SegmentSizes segment;
+    // hetg-recompute keeps each segment's incoming boundary and rebuilds
+    // the rest from it.
+    segment.kept =
+        stage.recompute ? boundary(s - 1) : cost.savedActivationBytes;
+    segment.rebuilt = stage.recompute ? cost.savedActivationBytes : 0;
+    segment.gradientIn = boundary(s);
+    segment.gradientOut = boundary(s - 1);
+    segment.parameterBytes = cost.parameterBytes;
+    sizes.push_back(segment);
+  }
+  return sizes;
+}
+
+} // namespace
+
+int64_t CostModel::rankMemoryBytes(const Plan &plan,
+                                   const RankSchedule &schedule) const {
+  const Stage &stage = plan.stages[schedule.stage];
+  const Replica &replica = stage.replicas[schedule.replica];
+  SegmentCost range = profile_.range(stage.firstSegment, stage.endSegment);
+  std::vector<SegmentSizes> segments = segmentSizesOf(profile_, stage);
+  bool replicated = stage.replicas.size() > 1;
+  bool shardsParameters = replicated && plan.sharding == ShardingKind::Full;
+  bool lastStage =
+      schedule.stage + 1 == static_cast<int64_t>(plan.stages.size());
+
+  int64_t stageBytes = range.parameterBytes, shardBytes = stageBytes;
+  if (replicated && range.parameters > 0)
+    shardBytes = shardCounts(stage, range.parameters)[schedule.replica] *
+                 range.parameterBytes / range.parameters;
+  int64_t keptPerSample = 0;
+  for (const SegmentSizes &segment : segments)
+    keptPerSample += segment.kept;
+  int64_t firstParameters = segments.front().parameterBytes;
+  int64_t inputPerSample = segments.front().gradientOut;
+  int64_t outputPerSample = lastStage ? 0 : segments.back().gradientIn;
+
+  int64_t persistent = (shardsParameters ? shardBytes : stageBytes) +
+                       profile_.optimizerStatePerParameterByte * shardBytes;
+  int64_t tokenBytes = replica.numSamples * profile_.seqLen * kTokenBytes;
+  if (schedule.stage == 0)
+    persistent += tokenBytes;
+  if (lastStage)
+    persistent += tokenBytes;
+
+  // Full sharding: the stage's parameters, gathered around every call, and
+  // this rank's pieces joined into the gather's input.
+  int64_t gathered = shardsParameters ? stageBytes : 0;
+  int64_t gatherInput = shardsParameters ? shardBytes : 0;
+
+  int64_t saved = 0;     // activations kept by micro-batches in flight
+  int64_t received = 0;  // messages waiting for their computation
+  int64_t gradients = 0; // accumulated (whole, or this rank's shard)
+  int64_t peak = 0;
+  auto live = [&](int64_t transient) {
+    peak =
+        std::max(peak, persistent + saved + received + gradients + transient);
+  };
+  for (const ScheduledOp &op : schedule.ops) {
+    int64_t samples = schedule.microBatches[op.microBatch].numSamples;
+    switch (op.kind) {
+    case ScheduledOp::Kind::Recv:
+      received +=
+          op.numSamples * (op.gradient ? outputPerSample : inputPerSample);
+      live(0);
+      break;
+    case ScheduledOp::Kind::Send:
+      break;
+    case ScheduledOp::Kind::Forward:
+      // The received input is the first segment's first kept activation.
+      received -= std::min(received, samples * inputPerSample);
+      live(gathered + gatherInput);
+      saved += samples * keptPerSample;
+      live(gathered + samples * outputPerSample);
+      break;
+    case ScheduledOp::Kind::Backward: {
+      received -= std::min(received, samples * outputPerSample);
+      live(gathered + gatherInput + samples * outputPerSample);
+      // Segment by segment, last first: the activations it reads die and
+      // its parameters' gradients appear. At its start all of them are
+      // counted, a bound: some appear only as its activations die.
+      int64_t fresh = 0;
+      for (const SegmentSizes &segment : llvm::reverse(segments)) {
+        fresh += segment.parameterBytes;
+        live(gathered + fresh +
+             samples *
+                 (segment.rebuilt + segment.gradientIn + segment.gradientOut));
+        saved -= samples * segment.kept;
+        live(gathered + fresh + samples * segment.gradientOut);
+      }
+      int64_t gradientOut = samples * inputPerSample;
+      if (shardsParameters) {
+        // The gathered parameters are dead; the micro-batch's gradients are
+        // joined into one flat copy for the reduce-scatter onto the shards.
+        live(2 * fresh + gradientOut);
+        gradients = shardBytes;
+      } else {
+        // Adding to the running sum makes each new sum beside the old one
+        // and the addend, in parameter order: the first parameter is in
+        // the stage's first segment, whose whole parameters bound it (a
+        // token embedding is one tensor).
+        if (gradients > 0)
+          live(fresh + firstParameters + gradientOut);
+        gradients = stageBytes;
+      }
+      break;
+    }
+    }
+  }
+  // Optimizer sharding: the reduce-scatter joins the summed gradients into
+  // one flat copy.
+  if (replicated && !shardsParameters)
+    live(stageBytes);
+  // The compiler places activations greedily, which leaves gaps.
+  int64_t activations = peak - persistent;
+  return persistent + activations +
+         static_cast<int64_t>(kPlacementGaps *
+                              static_cast<double>(activations));
+}
+
+} // namespace hetc::planner

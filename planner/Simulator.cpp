@@ -1,0 +1,338 @@
+//===- Simulator.cpp - one step of a plan, replayed under the cost model --===//
+//
+// Each rank runs a list of tasks in order: its schedule's computations and
+// messages, bracketed under full sharding by the gathers and reduce-scatters
+// the compiler puts around every call, then the update phase. The replay is
+// a discrete-event loop: a rank advances until it needs a message not yet
+// sent or a collective not all of whose members have arrived, and the loop
+// goes round the ranks until every list is done. The schedule's global
+// order is topological, so this always finishes for a schedule that
+// checkScheduleMatches accepts.
+//
+// Not replayed: the all-reduces of tied parameters and of the clipping
+// norm, which neither the profile nor the plan records.
+//
+//===----------------------------------------------------------------------===//
+
+#include "planner/Simulator.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <map>
+
+namespace hetc::planner {
+
+namespace {
+
+/// One thing a rank does.
+struct Task {
+  enum class Kind { Compute, Send, Recv, Collective };
+  Kind kind = Kind::Compute;
+  std::string name;
+  double seconds = 0; // Compute, Send, Collective
+  int64_t peer = -1;  // Send, Recv
+  /// Collective: over the replicas of this stage; the how-manieth of them.
+  int64_t stage = -1;
+  int64_t sequence = 0;
+};
+
+/// What one collective of a group needs to start: every member's arrival.
+struct CollectiveState {
+  std::vector<double> arrivals;
+  size_t arrived = 0;
+  double start() const { return *llvm::max_element(arrivals); }
+};
+
+/// Builds every rank's task list with its durations.
+class TaskBuilder {
+public:
+  TaskBuilder(const Plan &plan, const CostModel &cost,
+              llvm::ArrayRef<int> deviceOfRank)
+      : plan(plan), cost(cost), profile(cost.profile()),
+        deviceOfRank(deviceOfRank) {}
+
+  std::vector<Task> build(const RankSchedule &schedule) {
+    std::vector<Task> tasks;
+    const Stage &stage = plan.stages[schedule.stage];
+    // Replicas exchange parameters and gradients only where there are some.
+    bool exchanges = stage.replicas.size() > 1 && stageParameters(stage) > 0;
+    bool fullSharding = exchanges && plan.sharding == ShardingKind::Full;
+    int device = deviceOfRank[schedule.rank];
+    for (const ScheduledOp &op : schedule.ops) {
+      int64_t samples = schedule.microBatches[op.microBatch].numSamples;
+      switch (op.kind) {
+      case ScheduledOp::Kind::Forward:
+      case ScheduledOp::Kind::Backward: {
+        bool backward = op.kind == ScheduledOp::Kind::Backward;
+        if (fullSharding)
+          tasks.push_back(stageCollective(schedule, "all_gather"));
+        Task compute;
+        compute.name = (backward ? "B" : "F") + std::to_string(op.microBatch);
+        compute.seconds =
+            cost.computeSeconds(device, stage.firstSegment, stage.endSegment,
+                                backward, samples, stage.recompute);
+        tasks.push_back(compute);
+        if (fullSharding && backward)
+          tasks.push_back(stageCollective(schedule, "reduce_scatter"));
+        break;
+      }
+      case ScheduledOp::Kind::Send: {
+        Task send;
+        send.kind = Task::Kind::Send;
+        send.peer = op.peer;
+        send.name = messageName("send", op, "to");
+        send.seconds = cost.transferSeconds(
+            device, deviceOfRank[op.peer],
+            op.numSamples * boundaryBytes(stage, op.gradient));
+        tasks.push_back(send);
+        break;
+      }
+      case ScheduledOp::Kind::Recv: {
+        Task recv;
+        recv.kind = Task::Kind::Recv;
+        recv.peer = op.peer;
+        recv.name = messageName("recv", op, "from");
+        tasks.push_back(recv);
+        break;
+      }
+      }
+    }
+    appendUpdate(schedule, exchanges && !fullSharding, tasks);
+    return tasks;
+  }
+
+private:
+  int64_t stageParameters(const Stage &stage) const {
+    return profile.range(stage.firstSegment, stage.endSegment).parameters;
+  }
+
+  /// Bytes per sample crossing the stage's boundary: activations leave at
+  /// its end, gradients at its start.
+  int64_t boundaryBytes(const Stage &stage, bool gradient) const {
+    int64_t segment = gradient ? stage.firstSegment - 1 : stage.endSegment - 1;
+    return profile.segments[segment].boundaryBytes;
+  }
+
+  static std::string messageName(llvm::StringRef verb, const ScheduledOp &op,
+                                 llvm::StringRef preposition) {
+    return llvm::formatv("{0}{1} {2}:{3} {4} {5}", verb,
+                         op.gradient ? " grad" : "", op.firstSample,
+                         op.firstSample + op.numSamples, preposition, op.peer)
+        .str();
+  }
+
+  /// A gather or reduce-scatter of the stage's flat parameters (gradients)
+  /// over its replicas, each holding its shard.
+  Task stageCollective(const RankSchedule &schedule, llvm::StringRef name) {
+    const Stage &stage = plan.stages[schedule.stage];
+    std::vector<int> devices;
+    for (size_t i = 0; i < stage.replicas.size(); ++i)
+      devices.push_back(deviceOfRank[plan.rankOf(schedule.stage, i)]);
+    std::vector<int64_t> parts;
+    for (int64_t count : shardCounts(stage, stageParameters(stage)))
+      parts.push_back(count * kElementBytes);
+
+    Task task;
+    task.kind = Task::Kind::Collective;
+    task.name = name.str();
+    task.stage = schedule.stage;
+    task.sequence = nextSequence[schedule.rank]++;
+    task.seconds = name == "all_gather"
+                       ? cost.allGatherSeconds(devices, parts)
+                       : cost.reduceScatterSeconds(devices, parts);
+    return task;
+  }
+
+  /// The update after the step's computations (passes/RankUpdate.cpp):
+  /// the reduce-scatter of the summed gradients onto the shards, the
+  /// optimizer on this rank's shard, the all-gather of the parameters.
+  void appendUpdate(const RankSchedule &schedule, bool optimizerSharding,
+                    std::vector<Task> &tasks) {
+    const Stage &stage = plan.stages[schedule.stage];
+    if (optimizerSharding)
+      tasks.push_back(stageCollective(schedule, "reduce_scatter"));
+    int64_t parameters = stageParameters(stage);
+    if (stage.replicas.size() > 1)
+      parameters = shardCounts(stage, parameters)[schedule.replica];
+    Task update;
+    update.name = profile.optimizerStatePerParameterByte > 0 ? "adamw" : "sgd";
+    update.seconds =
+        cost.optimizerSeconds(deviceOfRank[schedule.rank], parameters);
+    tasks.push_back(update);
+    if (optimizerSharding)
+      tasks.push_back(stageCollective(schedule, "all_gather"));
+  }
+
+  const Plan &plan;
+  const CostModel &cost;
+  const ModelProfile &profile;
+  llvm::ArrayRef<int> deviceOfRank;
+  std::map<int64_t, int64_t> nextSequence; // per rank
+};
+
+/// The event loop's state: each rank's clock and place in its list.
+class Replay {
+public:
+  Replay(const Plan &plan, std::vector<std::vector<Task>> tasks,
+         bool recordSpans)
+      : plan(plan), tasks(std::move(tasks)), recordSpans(recordSpans),
+        clock(this->tasks.size(), 0), next(this->tasks.size(), 0),
+        busy(this->tasks.size(), 0) {}
+
+  llvm::Error run() {
+    size_t done = 0;
+    while (done < tasks.size()) {
+      bool progressed = false;
+      done = 0;
+      for (size_t rank = 0; rank < tasks.size(); ++rank) {
+        while (next[rank] < tasks[rank].size() && advance(rank))
+          progressed = true;
+        done += next[rank] == tasks[rank].size();
+      }
+      if (done < tasks.size() && !progressed)
+        return stuckError();
+    }
+    return llvm::Error::success();
+  }
+
+  void fill(SimulationResult &result) const {
+    result.stepSeconds = *llvm::max_element(clock);
+    result.busySeconds = busy;
+    for (double seconds : busy)
+      result.idleSeconds.push_back(result.stepSeconds - seconds);
+    result.spans = spans;
+  }
+
+private:
+  /// Runs rank's next task if it can; false when it must wait.
+  bool advance(size_t rank) {
+    const Task &task = tasks[rank][next[rank]];
+    double &now = clock[rank];
+    switch (task.kind) {
+    case Task::Kind::Compute:
+      record(rank, task.name, "compute", now, task.seconds);
+      break;
+    case Task::Kind::Send:
+      inFlight[{static_cast<int64_t>(rank), task.peer}].push_back(now +
+                                                                  task.seconds);
+      record(rank, task.name, "comm", now, task.seconds);
+      break;
+    case Task::Kind::Recv: {
+      std::deque<double> &queue =
+          inFlight[{task.peer, static_cast<int64_t>(rank)}];
+      if (queue.empty())
+        return false;
+      double arrival = queue.front();
+      queue.pop_front();
+      if (arrival > now)
+        record(rank, task.name, "wait", now, arrival - now);
+      break;
+    }
+    case Task::Kind::Collective: {
+      CollectiveState &state = collectives[{task.stage, task.sequence}];
+      if (state.arrivals.empty())
+        state.arrivals.assign(plan.stages[task.stage].replicas.size(), NAN);
+      int64_t member = plan.stageAndReplicaOf(rank).second;
+      if (std::isnan(state.arrivals[member])) {
+        state.arrivals[member] = now;
+        ++state.arrived;
+      }
+      if (state.arrived < state.arrivals.size())
+        return false;
+      double start = state.start();
+      if (start > now)
+        record(rank, task.name, "wait", now, start - now);
+      record(rank, task.name, "comm", start, task.seconds);
+      break;
+    }
+    }
+    ++next[rank];
+    return true;
+  }
+
+  /// Adds a span and moves the rank's clock to its end.
+  void record(size_t rank, const std::string &name, const char *category,
+              double start, double seconds) {
+    clock[rank] = start + seconds;
+    if (llvm::StringRef(category) != "wait")
+      busy[rank] += seconds;
+    if (recordSpans)
+      spans.push_back(
+          {static_cast<int64_t>(rank), name, category, start, seconds});
+  }
+
+  llvm::Error stuckError() const {
+    std::string waiting;
+    for (size_t rank = 0; rank < tasks.size(); ++rank)
+      if (next[rank] < tasks[rank].size())
+        waiting += llvm::formatv("\n  rank {0} waits at \"{1}\"", rank,
+                                 tasks[rank][next[rank]].name)
+                       .str();
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the schedule cannot finish: no rank can proceed" + waiting);
+  }
+
+  const Plan &plan;
+  std::vector<std::vector<Task>> tasks;
+  bool recordSpans;
+  std::vector<double> clock;
+  std::vector<size_t> next;
+  std::vector<double> busy;
+  std::vector<TraceSpan> spans;
+  /// Arrival times of the messages sent and not yet received, per pair.
+  std::map<std::pair<int64_t, int64_t>, std::deque<double>> inFlight;
+  std::map<std::pair<int64_t, int64_t>, CollectiveState> collectives;
+};
+
+} // namespace
+
+llvm::Expected<SimulationResult>
+simulate(const Plan &plan, const std::vector<RankSchedule> &schedule,
+         const CostModel &cost, bool recordSpans) {
+  const Cluster &cluster = cost.cluster();
+  if (static_cast<int64_t>(schedule.size()) != plan.numRanks())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("the schedule has {0} ranks but the plan has {1}",
+                      schedule.size(), plan.numRanks()));
+  std::vector<int> deviceOfRank;
+  for (const Stage &stage : plan.stages)
+    for (const Replica &replica : stage.replicas) {
+      int device = cluster.deviceIndex(replica.device);
+      if (device < 0)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            llvm::formatv("device \"{0}\" of the plan is not in cluster "
+                          "\"{1}\" (devices are named NODE/TYPE:INDEX)",
+                          replica.device, cluster.name));
+      deviceOfRank.push_back(device);
+    }
+
+  TaskBuilder builder(plan, cost, deviceOfRank);
+  std::vector<std::vector<Task>> tasks;
+  for (const RankSchedule &rank : schedule)
+    tasks.push_back(builder.build(rank));
+  Replay replay(plan, std::move(tasks), recordSpans);
+  if (llvm::Error error = replay.run())
+    return std::move(error);
+
+  SimulationResult result;
+  replay.fill(result);
+  int64_t samples = 0;
+  for (const Replica &replica : plan.stages.front().replicas)
+    samples += replica.numSamples;
+  if (result.stepSeconds > 0)
+    result.tokensPerSecond =
+        static_cast<double>(samples * cost.profile().seqLen) /
+        result.stepSeconds;
+  for (const RankSchedule &rank : schedule)
+    result.peakMemoryBytes.push_back(cost.rankMemoryBytes(plan, rank));
+  return result;
+}
+
+} // namespace hetc::planner

@@ -1,0 +1,51 @@
+//===- Simulator.h - replaying a plan's schedule under the cost model -*- C++ -*-===//
+//
+// Replays what the ranks run: each rank's op list from the global schedule
+// (the order the compiler gives its program), then the update phase the
+// compiler appends (tied-parameter all-reduces, the stage's reduce-scatter,
+// clipping, the optimizer, the all-gather), with computations and transfers
+// timed by the cost model. A rank does one thing at a time; a message
+// arrives a transfer time after its send and a receive waits for it; a
+// collective starts when its last member arrives.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HETC_PLANNER_SIMULATOR_H
+#define HETC_PLANNER_SIMULATOR_H
+
+#include "planner/CostModel.h"
+
+namespace hetc::planner {
+
+/// One span of a rank's timeline, for the Chrome trace.
+struct TraceSpan {
+  int64_t rank = 0;
+  std::string name;     // "F3" / "B3" (micro-batch), "send 0:4 to 2",
+                        // "reduce_scatter", "adamw", ...
+  std::string category; // "compute", "comm", "wait"
+  double start = 0;     // seconds from the step's start
+  double seconds = 0;
+};
+
+struct SimulationResult {
+  double stepSeconds = 0;
+  double tokensPerSecond = 0;
+  std::vector<double> busySeconds;      // per rank: computing or moving data
+  std::vector<double> idleSeconds;      // per rank: stepSeconds - busy
+  std::vector<int64_t> peakMemoryBytes; // per rank (CostModel::rankMemoryBytes)
+  std::vector<TraceSpan> spans;         // filled when asked for
+};
+
+/// Simulates one step of `plan` (its devices must be the cluster's) with
+/// `schedule` = buildSchedule(plan, ...).
+llvm::Expected<SimulationResult>
+simulate(const Plan &plan, const std::vector<RankSchedule> &schedule,
+         const CostModel &cost, bool recordSpans = false);
+
+/// The spans as a Chrome trace (JSON; opens in Perfetto): one process per
+/// rank named by its device, compute and communication on separate tracks.
+std::string chromeTrace(const Plan &plan, const SimulationResult &result);
+
+} // namespace hetc::planner
+
+#endif // HETC_PLANNER_SIMULATOR_H

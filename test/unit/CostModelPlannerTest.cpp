@@ -1,0 +1,296 @@
+//===- CostModelPlannerTest.cpp - the planner's cost model ----------------===//
+//
+// Times on the hand-built X1 cluster of PlannerTestCluster.h (10 TFLOP/s,
+// 100 GB/s, efficiency max 0.4 with half point 8e7 FLOPs; links 10 GB/s +
+// 5 us in a node, 1 GB/s + 20 us between nodes), each derived by hand in
+// its comment; the calibration's fit; the memory walk on a small plan.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PlannerTestCluster.h"
+
+#include "planner/CostModel.h"
+
+#include <gtest/gtest.h>
+
+using namespace hetc::planner;
+using namespace hetc::planner::testing;
+
+namespace {
+
+/// Relative comparison for derived times.
+void expectNear(double expected, double actual) {
+  EXPECT_NEAR(expected, actual, 1e-9 * std::abs(expected))
+      << "expected " << expected << ", got " << actual;
+}
+
+TEST(CostModelPlanner, TrainingPrecisionFollowsTheFastestUnitTheGpuHas) {
+  EXPECT_EQ(trainingPrecision(*findGpu("H100-SXM")), Precision::BF16);
+  EXPECT_EQ(trainingPrecision(*findGpu("V100-32GB")), Precision::F16);
+  EXPECT_EQ(trainingPrecision(*findGpu("T4")), Precision::F16);
+  EXPECT_EQ(trainingPrecision(*findGpu("P40")), Precision::F32);
+  EXPECT_EQ(trainingPrecision(x1Gpu()), Precision::F32);
+}
+
+TEST(CostModelPlanner, DefaultEfficiencyIsPerGpuFamily) {
+  Cluster cluster = makeCluster({1});
+  cluster.devices.push_back({"n0/H100-SXM:0", *findGpu("H100-SXM"), 0});
+  ModelProfile profile = uniformProfile(1);
+  CostModel cost(cluster, profile);
+  // Half point = 20 us of overhead x peak x max.
+  EXPECT_EQ(cost.efficiency("X1").maxEfficiency, 0.4);
+  expectNear(20e-6 * 10e12 * 0.4, cost.efficiency("X1").halfEfficiencyFlops);
+  EXPECT_EQ(cost.efficiency("H100-SXM").maxEfficiency, 0.4);
+  expectNear(20e-6 * 989e12 * 0.4,
+             cost.efficiency("H100-SXM").halfEfficiencyFlops);
+}
+
+TEST(CostModelPlanner, ComputeFollowsTheEfficiencyCurve) {
+  Cluster cluster = makeCluster({1});
+  ModelProfile profile = uniformProfile(2);
+  CostModel cost(cluster, profile);
+  // F FLOPs take F / (peak * 0.4 * F / (F + 8e7)) = (F + 8e7) / 4e12 s.
+  // Forward of segment 0 for 4 samples: F = 4e9.
+  expectNear((4e9 + 8e7) / 4e12, cost.computeSeconds(0, 0, 1, false, 4));
+  // Backward of segments [0, 2) for 2 samples: F = 2 x 2 x 2e9 = 8e9.
+  expectNear((8e9 + 8e7) / 4e12, cost.computeSeconds(0, 0, 2, true, 2));
+  // With recompute the backward runs the forward again: 2e9 + 1e9.
+  expectNear((3e9 + 8e7) / 4e12,
+             cost.computeSeconds(0, 0, 1, true, 1, /*recompute=*/true));
+  // A call of the half point's size reaches half the max efficiency: twice
+  // the time it would take at 40% of peak.
+  profile.segments[0].forwardFlops = 8e7;
+  expectNear(2 * 8e7 / 4e12, cost.computeSeconds(0, 0, 1, false, 1));
+  // No work, no time.
+  profile.segments[0].forwardFlops = 0;
+  EXPECT_EQ(cost.computeSeconds(0, 0, 1, false, 3), 0);
+}
+
+TEST(CostModelPlanner, MemoryBoundCallsTakeTheirBytesOverBandwidth) {
+  Cluster cluster = makeCluster({1});
+  ModelProfile profile = uniformProfile(1);
+  profile.segments[0].forwardFlops = 1e6;
+  profile.segments[0].forwardBytes = 1e9;
+  CostModel cost(cluster, profile);
+  // 2 GB at 100 GB/s = 0.02 s, above the FLOPs' (2e6 + 8e7) / 4e12.
+  expectNear(0.02, cost.computeSeconds(0, 0, 1, false, 2));
+}
+
+TEST(CostModelPlanner, TransfersTakeLatencyPlusBytesOverBandwidth) {
+  Cluster cluster = makeCluster({2, 1});
+  ModelProfile profile = uniformProfile(1);
+  CostModel cost(cluster, profile);
+  EXPECT_EQ(cost.transferSeconds(1, 1, 1000000), 0);
+  // In a node: 5 us + 1e6 / 10e9.
+  expectNear(5e-6 + 1e-4, cost.transferSeconds(0, 1, 1000000));
+  // Between nodes: 20 us + 1e6 / 1e9.
+  expectNear(20e-6 + 1e-3, cost.transferSeconds(1, 2, 1000000));
+}
+
+TEST(CostModelPlanner, AllReduceIsARingOverTheSlowestLink) {
+  Cluster cluster = makeCluster({2, 1});
+  ModelProfile profile = uniformProfile(1);
+  CostModel cost(cluster, profile);
+  // 2(p-1)/p * n / beta + 2(p-1) alpha. Two GPUs of a node, 100 MB:
+  // 1 * 1e8 / 10e9 + 2 * 5 us.
+  expectNear(0.01 + 10e-6, cost.allReduceSeconds({0, 1}, 100000000));
+  // Three GPUs, the ring crossing nodes, 120 MB: 4/3 * 1.2e8 / 1e9 +
+  // 4 * 20 us.
+  expectNear(0.16 + 80e-6, cost.allReduceSeconds({0, 1, 2}, 120000000));
+  EXPECT_EQ(cost.allReduceSeconds({2}, 120000000), 0);
+}
+
+TEST(CostModelPlanner, UnevenCollectivesWaitForTheLargestPart) {
+  Cluster cluster = makeCluster({2, 1});
+  ModelProfile profile = uniformProfile(1);
+  CostModel cost(cluster, profile);
+  // (p - 1) steps of alpha + largest part / beta. In a node, parts 3 MB and
+  // 1 MB: 5 us + 3e6 / 10e9.
+  expectNear(5e-6 + 3e-4,
+             cost.reduceScatterSeconds({0, 1}, {3000000, 1000000}));
+  expectNear(5e-6 + 3e-4, cost.allGatherSeconds({1, 0}, {1000000, 3000000}));
+  // Across nodes, parts 1, 2, 3 MB: 2 * (20 us + 3e6 / 1e9).
+  expectNear(2 * (20e-6 + 3e-3),
+             cost.reduceScatterSeconds({0, 1, 2}, {1000000, 2000000, 3000000}));
+  EXPECT_EQ(cost.allGatherSeconds({1}, {4000000}), 0);
+}
+
+TEST(CostModelPlanner, OptimizerIsBoundByMemoryBandwidth) {
+  Cluster cluster = makeCluster({1});
+  ModelProfile profile = uniformProfile(1);
+  CostModel cost(cluster, profile);
+  // AdamW reads parameter, gradient, m, v and writes parameter, m, v:
+  // 7 x 4 bytes x 1e6 elements at 100 GB/s.
+  expectNear(28e6 / 100e9, cost.optimizerSeconds(0, 1000000));
+  // SGD: parameter and gradient in, parameter out.
+  profile.optimizerStatePerParameterByte = 0;
+  expectNear(12e6 / 100e9, cost.optimizerSeconds(0, 1000000));
+}
+
+/// Exact timings of calls of `flops` FLOPs under the curve (max, half) on a
+/// GPU of `peak` FLOP/s: (F + half) / (peak * max).
+std::vector<Measurement> timings(double peak, double max, double half) {
+  std::vector<Measurement> points;
+  for (double flops : {1e7, 1e8, 1e9, 1e10, 1e11, 1e12})
+    points.push_back({flops, (flops + half) / (peak * max)});
+  return points;
+}
+
+TEST(CostModelPlanner, CalibrationRecoversTheCurveOfExactTimings) {
+  Cluster cluster = makeCluster({1});
+  ModelProfile profile = uniformProfile(1);
+  CostModel cost(cluster, profile);
+  cost.calibrate("X1", timings(10e12, 0.55, 3e9));
+  EXPECT_NEAR(cost.efficiency("X1").maxEfficiency, 0.55, 1e-6);
+  EXPECT_NEAR(cost.efficiency("X1").halfEfficiencyFlops, 3e9, 3e9 * 1e-5);
+  // The new curve times the calls: 1e9 FLOPs take (1e9 + 3e9) / 5.5e12.
+  profile.segments[0].forwardFlops = 1e9;
+  EXPECT_NEAR(cost.computeSeconds(0, 0, 1, false, 1), 4e9 / 5.5e12, 1e-12);
+}
+
+TEST(CostModelPlanner, CalibrationFitsNoisyTimings) {
+  Cluster cluster = makeCluster({1});
+  ModelProfile profile = uniformProfile(1);
+  CostModel cost(cluster, profile);
+  // +-3% alternating noise on the times still lands near the curve.
+  std::vector<Measurement> points = timings(10e12, 0.7, 5e8);
+  for (size_t i = 0; i < points.size(); ++i)
+    points[i].seconds *= i % 2 ? 1.03 : 0.97;
+  cost.calibrate("X1", points);
+  EXPECT_NEAR(cost.efficiency("X1").maxEfficiency, 0.7, 0.7 * 0.05);
+  EXPECT_NEAR(cost.efficiency("X1").halfEfficiencyFlops, 5e8, 5e8 * 0.15);
+}
+
+TEST(CostModelPlanner, CalibrationOfATypeOutsideTheClusterUsesTheCatalog) {
+  Cluster cluster = makeCluster({1});
+  ModelProfile profile = uniformProfile(1);
+  CostModel cost(cluster, profile);
+  // The A100 trains in BF16 at 312 TFLOP/s.
+  cost.calibrate("A100-80GB", timings(312e12, 0.5, 2e10));
+  EXPECT_NEAR(cost.efficiency("A100-80GB").maxEfficiency, 0.5, 1e-6);
+  EXPECT_NEAR(cost.efficiency("A100-80GB").halfEfficiencyFlops, 2e10,
+              2e10 * 1e-5);
+  // X1 keeps its default.
+  EXPECT_EQ(cost.efficiency("X1").maxEfficiency, 0.4);
+}
+
+TEST(ModelProfile, JsonFiguresArePerSample) {
+  // As `hetc profile --batch 2 --json` prints them: FLOPs and bytes moved
+  // for the batch, sizes per sample.
+  llvm::Expected<ModelProfile> profile = parseModelProfile(R"({
+    "batch": 2, "seq": 16, "model": "m.onnx", "segments": [
+      {"index": 0, "ops": 3, "parameters": 10, "parameter_bytes": 40,
+       "forward_flops": 200, "backward_flops": 400, "forward_bytes": 60,
+       "backward_bytes": 80, "saved_activation_bytes_per_sample": 128,
+       "boundary_bytes_per_sample": 64, "recompute": false},
+      {"index": 1, "ops": 1, "parameters": 0, "parameter_bytes": 0,
+       "forward_flops": 20, "backward_flops": 40,
+       "saved_activation_bytes_per_sample": 8,
+       "boundary_bytes_per_sample": 0, "recompute": false}]})");
+  ASSERT_TRUE(static_cast<bool>(profile))
+      << llvm::toString(profile.takeError());
+  EXPECT_EQ(profile->seqLen, 16);
+  EXPECT_EQ(profile->model, "m.onnx");
+  ASSERT_EQ(profile->numSegments(), 2);
+  EXPECT_EQ(profile->segments[0].forwardFlops, 100);
+  EXPECT_EQ(profile->segments[0].backwardBytes, 40);
+  // Bytes moved default to 0 where the profile predates them.
+  EXPECT_EQ(profile->segments[1].forwardBytes, 0);
+
+  SegmentCost both = profile->range(0, 2);
+  EXPECT_EQ(both.ops, 4);
+  EXPECT_EQ(both.parameterBytes, 40);
+  EXPECT_EQ(both.backwardFlops, 220);
+  EXPECT_EQ(both.savedActivationBytes, 136);
+  // What leaves the range leaves its last segment.
+  EXPECT_EQ(both.boundaryBytes, 0);
+  EXPECT_EQ(profile->range(0, 1).boundaryBytes, 64);
+}
+
+TEST(ModelProfile, ErrorsNameTheField) {
+  auto errorOf = [](const char *json) {
+    llvm::Expected<ModelProfile> profile = parseModelProfile(json);
+    return profile ? std::string() : llvm::toString(profile.takeError());
+  };
+  EXPECT_EQ(errorOf(R"({"batch": 1, "seq": 16, "segments": [
+                {"parameters": 1, "parameter_bytes": 4, "forward_flops": 1,
+                 "backward_flops": 2, "boundary_bytes_per_sample": 4}]})"),
+            "segments[0].saved_activation_bytes_per_sample: missing");
+  EXPECT_EQ(errorOf(R"({"batch": 1, "seq": 16, "segments": [
+                {"parameters": -1, "parameter_bytes": 4, "forward_flops": 1,
+                 "backward_flops": 2, "saved_activation_bytes_per_sample": 0,
+                 "boundary_bytes_per_sample": 4}]})"),
+            "segments[0].parameters: expected a number >= 0, got -1");
+  EXPECT_EQ(errorOf(R"({"batch": 1, "segments": []})"),
+            "seq: expected a positive integer");
+  EXPECT_EQ(errorOf("[1, 2]"), "profile: expected a JSON object");
+}
+
+Plan singleDevicePlan(int64_t firstSegment, int64_t endSegment, int64_t samples,
+                      int64_t microBatch) {
+  Plan plan;
+  plan.globalBatch = samples;
+  Stage &stage = plan.stages.emplace_back();
+  stage.firstSegment = firstSegment;
+  stage.endSegment = endSegment;
+  stage.replicas.push_back({"n0/X1:0", 0, samples, microBatch, 1.0});
+  return plan;
+}
+
+constexpr int64_t MiB = 1 << 20;
+
+TEST(CostModelPlanner, RankMemoryWalksTheOpList) {
+  Cluster cluster = makeCluster({1});
+  ModelProfile profile = uniformProfile(2);
+  CostModel cost(cluster, profile);
+  // One device, 4 samples of 16 tokens in 2 micro-batches: F0 B0 F1 B1.
+  Plan plan = singleDevicePlan(0, 2, 4, 2);
+  std::vector<RankSchedule> schedule = buildSchedule(plan);
+  // Persistent: 8 MiB of parameters, 16 MiB of AdamW state, token ids and
+  // labels 2 x 4 x 16 x 8 bytes.
+  int64_t persistent = 8 * MiB + 16 * MiB + 1024;
+  // The peak is in B1, when the new gradients are added to those of B0:
+  // the sum (8 MiB), the new gradients (8 MiB) and the first parameter's
+  // new sum, bounded by segment 0's parameters (4 MiB). Before that, at
+  // the start of segment 0's backward: sum 8 MiB + segment 0's kept
+  // 2 x 1 MiB + both segments' new gradients 8 MiB + 2 x 64 KiB arriving
+  // = 18 MiB + 128 KiB < 20 MiB. The greedy placement's gaps add 3%.
+  int64_t activations = 20 * MiB;
+  EXPECT_EQ(cost.rankMemoryBytes(plan, schedule[0]),
+            persistent + activations + activations * 3 / 100);
+}
+
+TEST(CostModelPlanner, RecomputeKeepsOnlySegmentInputs) {
+  Cluster cluster = makeCluster({1});
+  ModelProfile profile = uniformProfile(8);
+  CostModel cost(cluster, profile);
+  // 8 samples in micro-batches of 4 keep 8 x 4 x 1 MiB, more than the
+  // 32 MiB of gradients the update adds.
+  Plan plan = singleDevicePlan(0, 8, 8, 4);
+  int64_t kept = cost.rankMemoryBytes(plan, buildSchedule(plan)[0]);
+  plan.stages[0].recompute = true;
+  int64_t recomputed = cost.rankMemoryBytes(plan, buildSchedule(plan)[0]);
+  EXPECT_LT(recomputed, kept);
+}
+
+TEST(CostModelPlanner, ShardsHoldTheirFractionOfTheState) {
+  Cluster cluster = makeCluster({2});
+  ModelProfile profile = uniformProfile(8);
+  CostModel cost(cluster, profile);
+  Plan plan = dataParallelPlan(2, 8, 8);
+  plan.stages[0].replicas[0].shard = 0.75;
+  plan.stages[0].replicas[1].shard = 0.25;
+  std::vector<RankSchedule> schedule = buildSchedule(plan);
+  // Equal samples: under optimizer sharding the ranks differ by their
+  // AdamW state, 2 x (0.75 - 0.25) x 32 MiB.
+  EXPECT_EQ(cost.rankMemoryBytes(plan, schedule[0]) -
+                cost.rankMemoryBytes(plan, schedule[1]),
+            32 * MiB);
+  // Under full sharding by their parameters and gradients too.
+  plan.sharding = ShardingKind::Full;
+  EXPECT_GT(cost.rankMemoryBytes(plan, schedule[0]) -
+                cost.rankMemoryBytes(plan, schedule[1]),
+            32 * MiB);
+}
+
+} // namespace
