@@ -122,12 +122,19 @@ public:
       counts = shardCounts(stage, parameters);
   }
 
-  /// Optimizer state the replica holds, as the cost model counts it.
+  /// Optimizer state the replica holds, as the cost model counts it: the
+  /// state per byte of its parameter elements.
   int64_t shardBytes(size_t r) const {
     if (counts.empty())
       return stateBytes;
-    return cost.profile().optimizerStatePerParameterByte * counts[r] *
-           parameterBytes / parameters;
+    // Whole bytes per element (4 in fp32) keep the product in range.
+    int64_t elementBytes = parameterBytes / parameters;
+    int64_t bytes =
+        elementBytes * parameters == parameterBytes
+            ? counts[r] * elementBytes
+            : static_cast<int64_t>(static_cast<double>(counts[r]) *
+                                   parameterBytes / parameters);
+    return cost.profile().optimizerStatePerParameterByte * bytes;
   }
 
   int64_t besidesShard(size_t r) {

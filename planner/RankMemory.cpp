@@ -80,8 +80,12 @@ int64_t CostModel::rankMemoryBytes(const Plan &plan,
 
   int64_t stageBytes = range.parameterBytes, shardBytes = stageBytes;
   if (replicated && range.parameters > 0)
-    shardBytes = shardCounts(stage, range.parameters)[schedule.replica] *
-                 range.parameterBytes / range.parameters;
+    // In double: count * bytes overflows int64 past ~1.5e9 parameters.
+    shardBytes = static_cast<int64_t>(
+        static_cast<double>(
+            shardCounts(stage, range.parameters)[schedule.replica]) *
+        static_cast<double>(range.parameterBytes) /
+        static_cast<double>(range.parameters));
   int64_t keptPerSample = 0;
   for (const SegmentSizes &segment : segments)
     keptPerSample += segment.kept;

@@ -89,8 +89,11 @@ int failure(const Twine &message) {
   return kExitFailure;
 }
 
+/// GB for device-sized figures, MB below one GB (tiny models).
 std::string gigabytes(int64_t bytes) {
-  return llvm::formatv("{0:f2} GB", bytes / 1e9).str();
+  if (bytes >= 1e9 || bytes <= -1e9)
+    return llvm::formatv("{0:f2} GB", bytes / 1e9).str();
+  return llvm::formatv("{0:f2} MB", bytes / 1e6).str();
 }
 
 void printPlanTable(const planner::Plan &plan,

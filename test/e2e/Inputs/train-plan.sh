@@ -2,7 +2,7 @@
 # train-plan.sh MODEL DIR OPTIMIZER NAME RANKS [hetc compile options...]
 #
 # Compiles MODEL for batch 8 x 16 tokens with OPTIMIZER and the given options
-# (a plan of RANKS ranks), trains 5 steps on DIR/tokens.bin with ranks as
+# (a plan of RANKS ranks; "auto": as many as the compiled package has), trains 5 steps on DIR/tokens.bin with ranks as
 # threads and again under mpirun (one process per rank), and compares both
 # runs with the single-device run DIR/single-OPTIMIZER (made by NAME =
 # single, RANKS = 1).
@@ -26,6 +26,9 @@ run=$dir/$stem-$name-$optimizer
 hetc compile "$model" -o "$run.hetpkg" --global-batch 8 --seq 16 "${update[@]}" "$@"
 hetrun "$run.hetpkg" --data "$dir/tokens.bin" --steps 5 \
   --metrics "$run.jsonl" --save "$run.run"
+if [ "$ranks" = auto ]; then
+  ranks=$(hetc inspect "$run.hetpkg" | sed -n 's/^ranks: //p')
+fi
 [ "$name" = single ] && exit 0
 
 reference=$dir/$stem-single-$optimizer
