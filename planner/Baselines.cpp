@@ -74,28 +74,6 @@ StageLayout layoutOf(const std::vector<std::vector<int>> &stageDevices,
   return layout;
 }
 
-void addCandidates(const CandidateBuilder &builder, const StageLayout &layout,
-                   ShareRule shares, ShardRule shards, bool gpipeWhereUneven,
-                   std::vector<Candidate> &candidates) {
-  size_t fewest = layout.front().devices.size();
-  for (const StageDevices &stage : layout)
-    fewest = std::min(fewest, stage.devices.size());
-  int64_t maxShare = builder.request().globalBatch / fewest;
-  for (int64_t target : microBatchTargets(layout.size(), maxShare)) {
-    CandidateOptions options{shares, shards, target,
-                             ScheduleKind::OneForwardOneBackward};
-    std::optional<Candidate> candidate = builder.build(layout, options);
-    if (!candidate)
-      return;
-    bool aligned = candidate->rangesAligned();
-    candidates.push_back(std::move(*candidate));
-    options.schedule = ScheduleKind::GPipe;
-    if (gpipeWhereUneven && !aligned &&
-        (candidate = builder.build(layout, options)))
-      candidates.push_back(std::move(*candidate));
-  }
-}
-
 void uniform(const CandidateBuilder &builder,
              std::vector<Candidate> &candidates) {
   const Cluster &cluster = builder.cost().cluster();

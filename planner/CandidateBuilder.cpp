@@ -400,6 +400,28 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
   return step;
 }
 
+void addCandidates(const CandidateBuilder &builder, const StageLayout &layout,
+                   ShareRule shares, ShardRule shards, bool gpipeWhereUneven,
+                   std::vector<Candidate> &candidates) {
+  size_t fewest = layout.front().devices.size();
+  for (const StageDevices &stage : layout)
+    fewest = std::min(fewest, stage.devices.size());
+  int64_t maxShare = builder.request().globalBatch / fewest;
+  for (int64_t target : microBatchTargets(layout.size(), maxShare)) {
+    CandidateOptions options{shares, shards, target,
+                             ScheduleKind::OneForwardOneBackward};
+    std::optional<Candidate> candidate = builder.build(layout, options);
+    if (!candidate)
+      return;
+    bool aligned = candidate->rangesAligned();
+    candidates.push_back(std::move(*candidate));
+    options.schedule = ScheduleKind::GPipe;
+    if (gpipeWhereUneven && !aligned &&
+        (candidate = builder.build(layout, options)))
+      candidates.push_back(std::move(*candidate));
+  }
+}
+
 std::vector<int64_t> microBatchTargets(int64_t stages, int64_t maxShare) {
   std::vector<int64_t> targets;
   for (int64_t k = 1; k <= maxShare; k *= 2)

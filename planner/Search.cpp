@@ -74,21 +74,8 @@ void addVariants(const CandidateBuilder &builder, const StageLayout &layout,
   if (equalCounts && layout.size() > 1 && fewest > 1)
     rules.push_back(ShareRule::Pipelines);
   for (ShareRule rule : rules)
-    for (int64_t target : microBatchTargets(
-             layout.size(), builder.request().globalBatch / fewest)) {
-      CandidateOptions options{rule, ShardRule::Balanced, target,
-                               ScheduleKind::OneForwardOneBackward};
-      std::optional<Candidate> candidate = builder.build(layout, options);
-      if (!candidate)
-        return;
-      bool aligned = candidate->rangesAligned();
-      candidates.push_back(std::move(*candidate));
-      if (aligned)
-        continue;
-      options.schedule = ScheduleKind::GPipe;
-      if ((candidate = builder.build(layout, options)))
-        candidates.push_back(std::move(*candidate));
-    }
+    addCandidates(builder, layout, rule, ShardRule::Balanced,
+                  /*gpipeWhereUneven=*/true, candidates);
 }
 
 std::vector<Candidate> searchCandidates(const CandidateBuilder &builder,

@@ -259,6 +259,14 @@ llvm::Error offerBest(BestCandidate &best, std::vector<Candidate> candidates,
 /// The largest divisor of `n` that is at most `limit` (at least 1).
 int64_t largestDivisorAtMost(int64_t n, int64_t limit);
 
+/// The candidates of `layout` with the given share and shard rules, one per
+/// micro-batch count worth trying (stopping at the first that does not
+/// build); with `gpipeWhereUneven`, also under GPipe where the sample ranges
+/// of adjacent stages differ (1F1B chains replicas there).
+void addCandidates(const CandidateBuilder &builder, const StageLayout &layout,
+                   ShareRule shares, ShardRule shards, bool gpipeWhereUneven,
+                   std::vector<Candidate> &candidates);
+
 /// The micro-batch counts worth trying for a plan of `stages` stages whose
 /// largest share is `maxShare` samples.
 std::vector<int64_t> microBatchTargets(int64_t stages, int64_t maxShare);
