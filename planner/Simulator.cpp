@@ -28,17 +28,40 @@ namespace hetc::planner {
 
 namespace {
 
-/// One thing a rank does.
+/// One thing a rank does. Its name is built only for a span or an error:
+/// the search simulates many candidates and records neither.
 struct Task {
   enum class Kind { Compute, Send, Recv, Collective };
   Kind kind = Kind::Compute;
-  std::string name;
-  double seconds = 0; // Compute, Send, Collective
+  llvm::StringRef label; // "F", "B", "send", "all_gather", "adamw", ...
+  ScheduledOp op;        // the schedule op of a computation or message
+  double seconds = 0;    // Compute, Send, Collective
   int64_t peer = -1;  // Send, Recv
   /// Collective: over the replicas of this stage; the how-manieth of them.
   int64_t stage = -1;
   int64_t sequence = 0;
 };
+
+std::string nameOf(const Task &task) {
+  const ScheduledOp &op = task.op;
+  switch (task.kind) {
+  case Task::Kind::Send:
+  case Task::Kind::Recv:
+    return llvm::formatv("{0}{1} {2}:{3} {4} {5}", task.label,
+                         op.gradient ? " grad" : "", op.firstSample,
+                         op.firstSample + op.numSamples,
+                         task.kind == Task::Kind::Send ? "to" : "from",
+                         op.peer)
+        .str();
+  case Task::Kind::Compute:
+    if (task.label == "F" || task.label == "B")
+      return (task.label + llvm::Twine(op.microBatch)).str();
+    break;
+  case Task::Kind::Collective:
+    break;
+  }
+  return task.label.str();
+}
 
 /// What one collective of a group needs to start: every member's arrival.
 struct CollectiveState {
@@ -71,7 +94,8 @@ public:
         if (fullSharding)
           tasks.push_back(stageCollective(schedule, "all_gather"));
         Task compute;
-        compute.name = (backward ? "B" : "F") + std::to_string(op.microBatch);
+        compute.label = backward ? "B" : "F";
+        compute.op = op;
         compute.seconds =
             cost.computeSeconds(device, stage.firstSegment, stage.endSegment,
                                 backward, samples, stage.recompute);
@@ -84,7 +108,8 @@ public:
         Task send;
         send.kind = Task::Kind::Send;
         send.peer = op.peer;
-        send.name = messageName("send", op, "to");
+        send.label = "send";
+        send.op = op;
         send.seconds = cost.transferSeconds(
             device, deviceOfRank[op.peer],
             op.numSamples * boundaryBytes(stage, op.gradient));
@@ -95,7 +120,8 @@ public:
         Task recv;
         recv.kind = Task::Kind::Recv;
         recv.peer = op.peer;
-        recv.name = messageName("recv", op, "from");
+        recv.label = "recv";
+        recv.op = op;
         tasks.push_back(recv);
         break;
       }
@@ -117,33 +143,41 @@ private:
     return profile.segments[segment].boundaryBytes;
   }
 
-  static std::string messageName(llvm::StringRef verb, const ScheduledOp &op,
-                                 llvm::StringRef preposition) {
-    return llvm::formatv("{0}{1} {2}:{3} {4} {5}", verb,
-                         op.gradient ? " grad" : "", op.firstSample,
-                         op.firstSample + op.numSamples, preposition, op.peer)
-        .str();
+  /// What the replicas of a stage exchange: the same for every replica and
+  /// every call, so worked out once per stage.
+  struct StageExchange {
+    std::vector<int64_t> shardCounts;
+    double allGatherSeconds = 0, reduceScatterSeconds = 0;
+  };
+
+  const StageExchange &exchangeOf(int64_t s) {
+    auto [it, inserted] = exchanges.try_emplace(s);
+    if (!inserted)
+      return it->second;
+    const Stage &stage = plan.stages[s];
+    std::vector<int> devices;
+    for (size_t i = 0; i < stage.replicas.size(); ++i)
+      devices.push_back(deviceOfRank[plan.rankOf(s, i)]);
+    it->second.shardCounts = shardCounts(stage, stageParameters(stage));
+    std::vector<int64_t> parts;
+    for (int64_t count : it->second.shardCounts)
+      parts.push_back(count * kElementBytes);
+    it->second.allGatherSeconds = cost.allGatherSeconds(devices, parts);
+    it->second.reduceScatterSeconds = cost.reduceScatterSeconds(devices, parts);
+    return it->second;
   }
 
   /// A gather or reduce-scatter of the stage's flat parameters (gradients)
   /// over its replicas, each holding its shard.
   Task stageCollective(const RankSchedule &schedule, llvm::StringRef name) {
-    const Stage &stage = plan.stages[schedule.stage];
-    std::vector<int> devices;
-    for (size_t i = 0; i < stage.replicas.size(); ++i)
-      devices.push_back(deviceOfRank[plan.rankOf(schedule.stage, i)]);
-    std::vector<int64_t> parts;
-    for (int64_t count : shardCounts(stage, stageParameters(stage)))
-      parts.push_back(count * kElementBytes);
-
+    const StageExchange &exchange = exchangeOf(schedule.stage);
     Task task;
     task.kind = Task::Kind::Collective;
-    task.name = name.str();
+    task.label = name;
     task.stage = schedule.stage;
     task.sequence = nextSequence[schedule.rank]++;
-    task.seconds = name == "all_gather"
-                       ? cost.allGatherSeconds(devices, parts)
-                       : cost.reduceScatterSeconds(devices, parts);
+    task.seconds = name == "all_gather" ? exchange.allGatherSeconds
+                                        : exchange.reduceScatterSeconds;
     return task;
   }
 
@@ -155,11 +189,12 @@ private:
     const Stage &stage = plan.stages[schedule.stage];
     if (optimizerSharding)
       tasks.push_back(stageCollective(schedule, "reduce_scatter"));
-    int64_t parameters = stageParameters(stage);
-    if (stage.replicas.size() > 1)
-      parameters = shardCounts(stage, parameters)[schedule.replica];
+    int64_t parameters =
+        stage.replicas.size() > 1
+            ? exchangeOf(schedule.stage).shardCounts[schedule.replica]
+            : stageParameters(stage);
     Task update;
-    update.name = profile.optimizerStatePerParameterByte > 0 ? "adamw" : "sgd";
+    update.label = profile.optimizerStatePerParameterByte > 0 ? "adamw" : "sgd";
     update.seconds =
         cost.optimizerSeconds(deviceOfRank[schedule.rank], parameters);
     tasks.push_back(update);
@@ -172,6 +207,7 @@ private:
   const ModelProfile &profile;
   llvm::ArrayRef<int> deviceOfRank;
   std::map<int64_t, int64_t> nextSequence; // per rank
+  std::map<int64_t, StageExchange> exchanges; // per stage
 };
 
 /// The event loop's state: each rank's clock and place in its list.
@@ -214,12 +250,12 @@ private:
     double &now = clock[rank];
     switch (task.kind) {
     case Task::Kind::Compute:
-      record(rank, task.name, "compute", now, task.seconds);
+      record(rank, task, "compute", now, task.seconds);
       break;
     case Task::Kind::Send:
       inFlight[{static_cast<int64_t>(rank), task.peer}].push_back(now +
                                                                   task.seconds);
-      record(rank, task.name, "comm", now, task.seconds);
+      record(rank, task, "comm", now, task.seconds);
       break;
     case Task::Kind::Recv: {
       std::deque<double> &queue =
@@ -229,7 +265,7 @@ private:
       double arrival = queue.front();
       queue.pop_front();
       if (arrival > now)
-        record(rank, task.name, "wait", now, arrival - now);
+        record(rank, task, "wait", now, arrival - now);
       break;
     }
     case Task::Kind::Collective: {
@@ -245,8 +281,8 @@ private:
         return false;
       double start = state.start();
       if (start > now)
-        record(rank, task.name, "wait", now, start - now);
-      record(rank, task.name, "comm", start, task.seconds);
+        record(rank, task, "wait", now, start - now);
+      record(rank, task, "comm", start, task.seconds);
       break;
     }
     }
@@ -255,14 +291,14 @@ private:
   }
 
   /// Adds a span and moves the rank's clock to its end.
-  void record(size_t rank, const std::string &name, const char *category,
+  void record(size_t rank, const Task &task, const char *category,
               double start, double seconds) {
     clock[rank] = start + seconds;
     if (llvm::StringRef(category) != "wait")
       busy[rank] += seconds;
     if (recordSpans)
       spans.push_back(
-          {static_cast<int64_t>(rank), name, category, start, seconds});
+          {static_cast<int64_t>(rank), nameOf(task), category, start, seconds});
   }
 
   llvm::Error stuckError() const {
@@ -270,7 +306,7 @@ private:
     for (size_t rank = 0; rank < tasks.size(); ++rank)
       if (next[rank] < tasks[rank].size())
         waiting += llvm::formatv("\n  rank {0} waits at \"{1}\"", rank,
-                                 tasks[rank][next[rank]].name)
+                                 nameOf(tasks[rank][next[rank]]))
                        .str();
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
