@@ -241,13 +241,10 @@ static void accumulate(OpBuilder &builder, Location loc,
 
 void RankBuilder::addGradients(func::CallOp call) {
   SmallVector<Value> grads, tied;
+  unsigned next = 0;
   for (unsigned i = 0; i < call.getNumResults(); ++i)
-    if (auto owner = functions.backward.getResultAttrOfType<FlatSymbolRefAttr>(
-            i, hetg::kGradientOfAttr)) {
-      auto global =
-          SymbolTable::lookupNearestSymbolFrom<mlp::GlobalOp>(module, owner);
-      (tiedGroups.count(global) ? tied : grads).push_back(call.getResult(i));
-    }
+    if (functions.backward.getResultAttr(i, hetg::kGradientOfAttr))
+      (gradientIsTied[next++] ? tied : grads).push_back(call.getResult(i));
   accumulate(builder, loc, tiedGradients, tied);
   // Sharded parameters: each micro-batch's gradients go straight to their
   // owners, so no rank holds a stage's full gradients for long.
@@ -309,8 +306,11 @@ LogicalResult RankBuilder::build() {
                         {mine.firstSample, mine.firstSample + mine.numSamples}));
   builder.setInsertionPointToStart(rankFunc.addEntryBlock());
 
-  for (mlp::GlobalOp global : parametersOf(functions.backward, module))
-    (tiedGroups.count(global) ? tiedParameters : parameters).push_back(global);
+  for (mlp::GlobalOp global : parametersOf(functions.backward, module)) {
+    bool tied = tiedGroups.count(global);
+    (tied ? tiedParameters : parameters).push_back(global);
+    gradientIsTied.push_back(tied);
+  }
 
   microBatches.resize(schedule.microBatches.size());
   for (const ScheduledOp &op : schedule.ops) {

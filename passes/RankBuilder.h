@@ -133,6 +133,9 @@ private:
   /// summed over the rank's micro-batches.
   llvm::SmallVector<mlir::ml_program::GlobalOp> tiedParameters;
   llvm::SmallVector<mlir::Value> tiedGradients;
+  /// Per gradient result of the backward, in order: whether its parameter
+  /// is tied (looked up once, not per micro-batch).
+  llvm::SmallVector<bool> gradientIsTied;
 };
 
 /// With parameters sharded over a stage's replicas (FSDP-style), the stage
