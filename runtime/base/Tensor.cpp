@@ -18,6 +18,9 @@ size_t dtypeSize(DType dtype) {
     return 4;
   case DType::kBool:
     return 1;
+  case DType::kBF16:
+  case DType::kF16:
+    return 2;
   }
   return 0;
 }
@@ -34,8 +37,17 @@ const char *dtypeName(DType dtype) {
     return "i32";
   case DType::kBool:
     return "bool";
+  case DType::kBF16:
+    return "bf16";
+  case DType::kF16:
+    return "f16";
   }
   return "?";
+}
+
+bool isFloatDType(DType dtype) {
+  return dtype == DType::kF32 || dtype == DType::kF64 ||
+         dtype == DType::kBF16 || dtype == DType::kF16;
 }
 
 int64_t numElements(const Shape &shape) {

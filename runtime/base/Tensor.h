@@ -19,10 +19,15 @@
 
 namespace hetc::runtime {
 
-enum class DType : uint8_t { kF32, kF64, kI64, kI32, kBool };
+// kBF16 and kF16 are stored as 16-bit patterns (runtime/base/Half.h);
+// kernels compute on them in f32 and round once when they store.
+enum class DType : uint8_t { kF32, kF64, kI64, kI32, kBool, kBF16, kF16 };
 
 size_t dtypeSize(DType dtype);
-const char *dtypeName(DType dtype); // "f32", "f64", "i64", "i32", "bool"
+// "f32", "f64", "i64", "i32", "bool", "bf16", "f16"
+const char *dtypeName(DType dtype);
+// f32, f64, bf16 or f16.
+bool isFloatDType(DType dtype);
 
 template <typename T> struct DTypeOf;
 template <> struct DTypeOf<float> {

@@ -85,6 +85,9 @@ MPI_Datatype mpiType(DType dtype) {
     return MPI_INT64_T;
   case DType::kI32:
     return MPI_INT32_T;
+  case DType::kBF16:
+  case DType::kF16:
+    return MPI_UINT16_T; // moved, never reduced
   case DType::kBool:
     break;
   }

@@ -81,6 +81,10 @@ ncclDataType_t ncclType(DType dtype) {
     return ncclInt64;
   case DType::kI32:
     return ncclInt32;
+  case DType::kBF16:
+    return ncclBfloat16;
+  case DType::kF16:
+    return ncclFloat16;
   case DType::kBool:
     break;
   }

@@ -3,16 +3,12 @@
 #ifndef HETC_RUNTIME_CPU_ATTENTION_H
 #define HETC_RUNTIME_CPU_ATTENTION_H
 
+#include "runtime/base/KernelOptions.h"
 #include "runtime/base/Tensor.h"
 
 namespace hetc::runtime::cpu {
 
-struct AttentionOptions {
-  float scale = 1.0f; // usually 1/sqrt(D); the compiler always passes it
-  // Query i attends keys j <= i (torch's is_causal: the top-left triangle,
-  // also when Tq != Tk).
-  bool causal = false;
-};
+using runtime::AttentionOptions;
 
 // out = softmax(q @ k^T * scale + mask) @ v over the last two dimensions.
 // q [..., Tq, D], k [..., Tk, D], v [..., Tk, Dv], out [..., Tq, Dv]; the

@@ -3,16 +3,13 @@
 #ifndef HETC_RUNTIME_CPU_CROSSENTROPY_H
 #define HETC_RUNTIME_CPU_CROSSENTROPY_H
 
+#include "runtime/base/KernelOptions.h"
 #include "runtime/base/Tensor.h"
 
 namespace hetc::runtime::cpu {
 
-enum class LossReduction { kNone, kSum, kMean };
-
-struct CrossEntropyOptions {
-  LossReduction reduction = LossReduction::kMean;
-  int64_t ignoreIndex = -100; // torch's default; such labels contribute 0
-};
+using runtime::LossReduction;
+using runtime::CrossEntropyOptions;
 
 // loss of logits (f32) against class labels (i64 or i32), in the ONNX
 // SoftmaxCrossEntropyLoss layout: logits [N, C, d...] with classes on

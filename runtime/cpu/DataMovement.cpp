@@ -8,6 +8,8 @@
 
 #include "runtime/cpu/DataMovement.h"
 
+#include "runtime/base/Half.h"
+
 #include "runtime/cpu/internal/Broadcast.h"
 #include "runtime/cpu/internal/Convert.h"
 #include "runtime/cpu/internal/Dispatch.h"
@@ -386,6 +388,35 @@ Status copy(const TensorView &x, const TensorView &y) {
                            " and ", y.describe());
   if (x.numel() > 0 && x.data != y.data)
     std::memcpy(y.data, x.data, x.byteSize());
+  return okStatus();
+}
+
+Status readScalar(const TensorView &t, const char *what, double *value) {
+  if (t.numel() != 1)
+    return invalidArgument(what, " must hold one element, got ", t.describe());
+  switch (t.dtype) {
+  case DType::kF32:
+    *value = *t.as<float>();
+    break;
+  case DType::kF64:
+    *value = *t.as<double>();
+    break;
+  case DType::kI64:
+    *value = static_cast<double>(*t.as<int64_t>());
+    break;
+  case DType::kI32:
+    *value = *t.as<int32_t>();
+    break;
+  case DType::kBool:
+    *value = *t.as<uint8_t>() ? 1.0 : 0.0;
+    break;
+  case DType::kBF16:
+    *value = bf16ToFloat(*t.as<uint16_t>());
+    break;
+  case DType::kF16:
+    *value = f16ToFloat(*t.as<uint16_t>());
+    break;
+  }
   return okStatus();
 }
 

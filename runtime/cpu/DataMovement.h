@@ -8,6 +8,7 @@
 #ifndef HETC_RUNTIME_CPU_DATAMOVEMENT_H
 #define HETC_RUNTIME_CPU_DATAMOVEMENT_H
 
+#include "runtime/base/KernelOptions.h"
 #include "runtime/base/Tensor.h"
 
 namespace hetc::runtime::cpu {
@@ -16,14 +17,7 @@ namespace hetc::runtime::cpu {
 Status transpose(const TensorView &x, const std::vector<int64_t> &perm,
                  const TensorView &y);
 
-// ONNX Slice. `axes` empty means 0, 1, ..., starts.size()-1; `steps` empty
-// means all 1. Negative starts/ends count from the end; they then clamp to
-// [0, dim] for positive steps and to [0, dim-1] / [-1, dim-1] for negative
-// ones, so INT64_MAX / INT64_MIN mean "to the end". A step of 0 or a
-// repeated axis is an error.
-struct SliceParams {
-  std::vector<int64_t> starts, ends, axes, steps;
-};
+using runtime::SliceParams;
 
 // The result shape of slicing `input` (also validates the parameters).
 Status sliceShape(const Shape &input, const SliceParams &params, Shape *out);
@@ -59,6 +53,10 @@ Status fill(const TensorView &out, double value);
 // y = x element by element (same dtype and element count, any shapes: a
 // reshape into another buffer).
 Status copy(const TensorView &x, const TensorView &y);
+
+// *value = the one element of `t` (0-D or one element), any dtype: the
+// scalar operands the host needs (range's bounds, adamw's step count).
+Status readScalar(const TensorView &t, const char *what, double *value);
 
 } // namespace hetc::runtime::cpu
 

@@ -3,25 +3,15 @@
 #ifndef HETC_RUNTIME_CPU_ELEMENTWISE_H
 #define HETC_RUNTIME_CPU_ELEMENTWISE_H
 
+#include "runtime/base/KernelOptions.h"
 #include "runtime/base/Tensor.h"
 
 namespace hetc::runtime::cpu {
 
-enum class UnaryOp {
-  kNeg,
-  kSqrt,
-  kReciprocal,
-  kExp,
-  kLog,
-  kTanh,
-  kErf,
-  kSigmoid,
-  kRelu,
-  kGeluErf,  // x * Phi(x), Phi exact (erf)
-  kGeluTanh, // x * Phi(x), Phi by the tanh approximation
-  kSilu,     // x * sigmoid(x)
-};
-const char *unaryOpName(UnaryOp op);
+using runtime::UnaryOp;
+using runtime::unaryOpName;
+using runtime::BinaryOp;
+using runtime::binaryOpName;
 
 // y = f(x); x and y have the same shape. f32, and i64/i32 for kNeg.
 Status unary(UnaryOp op, const TensorView &x, const TensorView &y);
@@ -29,9 +19,6 @@ Status unary(UnaryOp op, const TensorView &x, const TensorView &y);
 // dx = dy * f'(x), all f32 of one shape.
 Status unaryBackward(UnaryOp op, const TensorView &x, const TensorView &dy,
                      const TensorView &dx);
-
-enum class BinaryOp { kAdd, kSub, kMul, kDiv, kPow, kMinimum, kMaximum };
-const char *binaryOpName(BinaryOp op);
 
 // out = a op b with numpy broadcasting; out has the broadcast shape. f32 for
 // every op; i64 and i32 for add, sub, mul, minimum and maximum. minimum and

@@ -3,18 +3,12 @@
 #ifndef HETC_RUNTIME_CPU_GEMM_H
 #define HETC_RUNTIME_CPU_GEMM_H
 
+#include "runtime/base/KernelOptions.h"
 #include "runtime/base/Tensor.h"
 
 namespace hetc::runtime::cpu {
 
-struct GemmOptions {
-  bool transA = false; // use A^T: A is [..., K, M]
-  bool transB = false; // use B^T: B is [..., N, K]
-  float alpha = 1.0f;
-  // C += alpha * op(A) @ op(B) (+ bias) instead of overwriting C: gradient
-  // accumulation across micro-batches at no extra cost (BLAS beta = 1).
-  bool accumulate = false;
-};
+using runtime::GemmOptions;
 
 // C = alpha * op(A) @ op(B) (+ bias), all f32, operands of rank >= 2.
 // op(A) is [..., M, K], op(B) is [..., K, N]; the leading (batch) dimensions

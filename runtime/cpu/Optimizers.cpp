@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/Optimizers.h"
+#include "runtime/cpu/DataMovement.h"
 
 #include "runtime/cpu/internal/Parallel.h"
 
@@ -53,15 +54,17 @@ Status sgdStep(const TensorView &param, const TensorView &grad,
 }
 
 Status adamwStep(const TensorView &param, const TensorView &grad,
-                 const TensorView &m, const TensorView &v, int64_t step,
-                 const AdamWOptions &options) {
+                 const TensorView &m, const TensorView &v,
+                 const TensorView &stepCount, const AdamWOptions &options) {
   const char *name = "adamw";
   HETC_RETURN_IF_ERROR(checkState(name, param, "param"));
   HETC_RETURN_IF_ERROR(checkState(name, grad, "grad", &param));
   HETC_RETURN_IF_ERROR(checkState(name, m, "m", &param));
   HETC_RETURN_IF_ERROR(checkState(name, v, "v", &param));
-  if (step < 1)
-    return invalidArgument(name, ": the step count starts at 1, got ", step);
+  double step;
+  HETC_RETURN_IF_ERROR(readScalar(stepCount, "step", &step), name);
+  if (!(step >= 1.0) || std::floor(step) != step || step > 9.0e15)
+    return invalidArgument(name, ": the step count must be a whole number >= 1, got ", step);
   if (!(options.beta1 >= 0.0 && options.beta1 < 1.0 && options.beta2 >= 0.0 &&
         options.beta2 < 1.0))
     return invalidArgument(name, ": betas must be in [0, 1), got ",

@@ -9,38 +9,28 @@
 #ifndef HETC_RUNTIME_CPU_OPTIMIZERS_H
 #define HETC_RUNTIME_CPU_OPTIMIZERS_H
 
+#include "runtime/base/KernelOptions.h"
 #include "runtime/base/Tensor.h"
 
 namespace hetc::runtime::cpu {
 
-struct SgdOptions {
-  double lr = 1e-3;
-  double weightDecay = 0.0; // torch's coupled decay: g + wd * p
-};
+using runtime::SgdOptions;
+using runtime::AdamWOptions;
 
 // torch.optim.SGD without momentum: p -= lr * (g + weightDecay * p).
 Status sgdStep(const TensorView &param, const TensorView &grad,
                const SgdOptions &options);
 
-struct AdamWOptions {
-  double lr = 1e-3;
-  double beta1 = 0.9;
-  double beta2 = 0.999;
-  double eps = 1e-8;
-  double weightDecay = 1e-2;
-  // The compiler turns decay off per tensor (it applies to rank >= 2 only).
-  bool applyWeightDecay = true;
-};
-
-// One torch.optim.AdamW step (amsgrad off) at step count `step` >= 1:
+// One torch.optim.AdamW step (amsgrad off) at step count `step` >= 1, a 0-D
+// (or one-element) tensor of any numeric dtype holding a whole number:
 //   p *= 1 - lr * wd                       (if applyWeightDecay)
 //   m = lerp(m, g, 1 - beta1);  v = beta2 * v + (1 - beta2) * g * g
 //   p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
 // param, grad, m (exp_avg) and v (exp_avg_sq) are f32 of one shape; m and v
 // start at zero.
 Status adamwStep(const TensorView &param, const TensorView &grad,
-                 const TensorView &m, const TensorView &v, int64_t step,
-                 const AdamWOptions &options);
+                 const TensorView &m, const TensorView &v,
+                 const TensorView &step, const AdamWOptions &options);
 
 // *sumSquares = sum of g^2 over all the tensors (f32), in double, in an order
 // fixed by the tensors alone. A sharded run sums the shards' values (an

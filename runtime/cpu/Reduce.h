@@ -3,11 +3,12 @@
 #ifndef HETC_RUNTIME_CPU_REDUCE_H
 #define HETC_RUNTIME_CPU_REDUCE_H
 
+#include "runtime/base/KernelOptions.h"
 #include "runtime/base/Tensor.h"
 
 namespace hetc::runtime::cpu {
 
-enum class ReduceOp { kSum, kMean, kMax };
+using runtime::ReduceOp;
 
 // y = op over `axes` of x (f32). Axes may be negative and must be distinct;
 // an empty list reduces nothing (a copy). With keepDims, y keeps the reduced

@@ -61,12 +61,16 @@ Status runtimeDType(hetc::pkg::DType dtype, DType *out) {
     *out = DType::kBool;
     return okStatus();
   case hetc::pkg::F16:
+    *out = DType::kF16;
+    return okStatus();
   case hetc::pkg::BF16:
+    *out = DType::kBF16;
+    return okStatus();
   case hetc::pkg::I8:
   case hetc::pkg::U8:
     return unimplemented("dtype ", packageDTypeName(dtype),
-                         " is not supported by the cpu backend (f32, f64, "
-                         "i64, i32, bool)");
+                         " is not supported by the runtime (f32, f64, bf16, "
+                         "f16, i64, i32, bool)");
   default:
     return invalidArgument("unknown dtype ", static_cast<int>(dtype));
   }

@@ -38,17 +38,22 @@ std::vector<std::string> KernelRegistry::names() const {
   return result;
 }
 
+KernelRegistry makeKernelRegistry(void (*registerFamilies)(KernelRegistry &)) {
+  KernelRegistry registry;
+  registerFamilies(registry);
+  registerCommKernels(registry);
+  return registry;
+}
+
 const KernelRegistry &cpuKernelRegistry() {
-  static const KernelRegistry registry = [] {
-    KernelRegistry r;
-    registerElementwiseKernels(r);
-    registerLinalgKernels(r);
-    registerNormKernels(r);
-    registerDataMovementKernels(r);
-    registerOptimizerKernels(r);
-    registerCommKernels(r);
-    return r;
-  }();
+  static const KernelRegistry registry =
+      makeKernelRegistry([](KernelRegistry &r) {
+        cpu_backend::registerElementwiseKernels(r);
+        cpu_backend::registerLinalgKernels(r);
+        cpu_backend::registerNormKernels(r);
+        cpu_backend::registerDataMovementKernels(r);
+        cpu_backend::registerOptimizerKernels(r);
+      });
   return registry;
 }
 

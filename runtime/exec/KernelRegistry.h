@@ -91,13 +91,31 @@ private:
 /// once, then shared read-only).
 const KernelRegistry &cpuKernelRegistry();
 
-/// The families, one file each (kernels/ElementwiseKernels.cpp, ...,
-/// CommKernels.cpp).
-void registerElementwiseKernels(KernelRegistry &registry);
-void registerLinalgKernels(KernelRegistry &registry);
-void registerNormKernels(KernelRegistry &registry);
-void registerDataMovementKernels(KernelRegistry &registry);
-void registerOptimizerKernels(KernelRegistry &registry);
+/// The same kernels on the CUDA backend (runtime/cuda); only in builds with
+/// CUDA (CudaBackend.h).
+const KernelRegistry &cudaKernelRegistry();
+
+/// The compute families, one adapter file each (kernels/ElementwiseKernels.cpp,
+/// ...), compiled once per backend (kernels/Backend.h).
+#define HETC_DECLARE_KERNEL_FAMILIES                                           \
+  void registerElementwiseKernels(KernelRegistry &registry);                   \
+  void registerLinalgKernels(KernelRegistry &registry);                        \
+  void registerNormKernels(KernelRegistry &registry);                          \
+  void registerDataMovementKernels(KernelRegistry &registry);                  \
+  void registerOptimizerKernels(KernelRegistry &registry);
+namespace cpu_backend {
+HETC_DECLARE_KERNEL_FAMILIES
+} // namespace cpu_backend
+namespace cuda_backend {
+HETC_DECLARE_KERNEL_FAMILIES
+} // namespace cuda_backend
+#undef HETC_DECLARE_KERNEL_FAMILIES
+
+/// A registry of one backend's compute families (registerFamilies) plus
+/// the communication kernels.
+KernelRegistry makeKernelRegistry(void (*registerFamilies)(KernelRegistry &));
+
+/// The kernels that cross ranks (CommKernels.cpp); the same on every backend.
 void registerCommKernels(KernelRegistry &registry);
 
 } // namespace hetc::runtime::exec

@@ -321,7 +321,7 @@ TEST(Executor, AdamWInPlaceMatchesOutOfPlaceAndTheKernel) {
   options.lr = 0.1;
   options.weightDecay = 0.01;
   for (int64_t t = 1; t <= 3; ++t)
-    HETC_ASSERT_OK(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), t, options));
+    HETC_ASSERT_OK(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), I64({}, {t}).view(), options));
   EXPECT_EQ(params[0], p.v);
 }
 

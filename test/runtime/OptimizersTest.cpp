@@ -35,7 +35,7 @@ TEST(AdamW, StepOneByHand) {
   AdamWOptions o;
   o.lr = 0.1;
   o.weightDecay = 0.01;
-  HETC_ASSERT_OK(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), 1, o));
+  HETC_ASSERT_OK(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), I64({}, {1}).view(), o));
   EXPECT_NEAR(p.v[0], 0.8990000019999999, 1e-7);
   EXPECT_NEAR(m.v[0], 0.05, 1e-9);
   EXPECT_NEAR(v.v[0], 0.00025, 3e-11); // float's spacing there is 2.7e-11
@@ -68,7 +68,7 @@ TEST_P(AdamWSteps, ThreeStepsMatchTorchFormula) {
   std::vector<double> rp(p0.begin(), p0.end()), rm(5, 0.0), rv(5, 0.0);
   for (int t = 1; t <= 3; ++t) {
     F32 g({5}, grads[t - 1]);
-    HETC_ASSERT_OK(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), t, o));
+    HETC_ASSERT_OK(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), I64({}, {t}).view(), o));
     for (int i = 0; i < 5; ++i)
       referenceAdamW(rp[i], rm[i], rv[i], grads[t - 1][i], t, o);
     EXPECT_TRUE(allClose(p.v, rp, 1e-6, 1e-6)) << "step " << t;
@@ -85,26 +85,26 @@ TEST(AdamW, NoDecayFlagLeavesZeroGradientParamsAlone) {
   F32 p({2}, {1.5f, -2.0f}), g({2}), m({2}), v({2});
   AdamWOptions o;
   o.applyWeightDecay = false;
-  HETC_ASSERT_OK(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), 1, o));
+  HETC_ASSERT_OK(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), I64({}, {1}).view(), o));
   EXPECT_EQ(p.v, (std::vector<float>{1.5f, -2.0f}));
   o.applyWeightDecay = true;
   o.lr = 0.1;
   o.weightDecay = 0.5;
-  HETC_ASSERT_OK(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), 2, o));
+  HETC_ASSERT_OK(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), I64({}, {2}).view(), o));
   EXPECT_TRUE(allClose(p.v, std::vector<double>{1.5 * 0.95, -2.0 * 0.95}, 1e-7, 1e-7));
 }
 
 TEST(AdamW, Errors) {
   F32 p({3}), g({3}), m({3}), v({2});
   AdamWOptions o;
-  EXPECT_TRUE(isError(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), 1, o),
+  EXPECT_TRUE(isError(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), I64({}, {1}).view(), o),
                       StatusCode::kInvalidArgument,
                       "adamw: v f32[2] does not match param f32[3]"));
-  EXPECT_TRUE(isError(cpu::adamwStep(p.view(), g.view(), m.view(), m.view(), 0, o),
+  EXPECT_TRUE(isError(cpu::adamwStep(p.view(), g.view(), m.view(), m.view(), I64({}, {0}).view(), o),
                       StatusCode::kInvalidArgument,
-                      "adamw: the step count starts at 1, got 0"));
+                      "adamw: the step count must be a whole number >= 1, got 0"));
   o.beta2 = 1.0;
-  EXPECT_TRUE(isError(cpu::adamwStep(p.view(), g.view(), m.view(), m.view(), 1, o),
+  EXPECT_TRUE(isError(cpu::adamwStep(p.view(), g.view(), m.view(), m.view(), I64({}, {1}).view(), o),
                       StatusCode::kInvalidArgument, "adamw: betas must be in [0, 1)"));
 }
 

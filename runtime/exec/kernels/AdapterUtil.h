@@ -62,9 +62,6 @@ inline KernelInfo makeKernel(std::string name, int minOperands,
   return info;
 }
 
-/// The scalar value of a 0-D (or one-element) tensor of any numeric dtype.
-Status scalarValue(const TensorView &t, const char *what, double *value);
-
 } // namespace hetc::runtime::exec::adapters
 
 #endif // HETC_RUNTIME_EXEC_KERNELS_ADAPTERUTIL_H

@@ -1,11 +1,9 @@
 //===- DataMovementKernels.cpp - transpose, slice, gather, copy, ... ------===//
 
 #include "runtime/exec/kernels/AdapterUtil.h"
+#include "runtime/exec/kernels/Backend.h"
 
-#include "runtime/cpu/DataMovement.h"
-#include "runtime/cpu/Gather.h"
-
-namespace hetc::runtime::exec {
+namespace hetc::runtime::exec::HETC_BACKEND_NAMESPACE {
 namespace {
 
 using namespace adapters;
@@ -15,11 +13,11 @@ using hetc::pkg::Instruction;
 Status runTranspose(const Instruction &inst, BufferTable &b) {
   std::vector<int64_t> permutation;
   HETC_RETURN_IF_ERROR(intsAttr(inst, "permutation", &permutation));
-  return cpu::transpose(operand(inst, b, 0), permutation, result(inst, b, 0));
+  return kernels::transpose(operand(inst, b, 0), permutation, result(inst, b, 0));
 }
 
 // hetg.slice and slice_grad give one start, end and step per dimension.
-Status sliceParams(const Instruction &inst, cpu::SliceParams *params) {
+Status sliceParams(const Instruction &inst, SliceParams *params) {
   HETC_RETURN_IF_ERROR(intsAttr(inst, "starts", &params->starts));
   HETC_RETURN_IF_ERROR(intsAttr(inst, "ends", &params->ends));
   HETC_RETURN_IF_ERROR(intsAttr(inst, "steps", &params->steps));
@@ -33,16 +31,16 @@ Status sliceParams(const Instruction &inst, cpu::SliceParams *params) {
 }
 
 Status runSlice(const Instruction &inst, BufferTable &b) {
-  cpu::SliceParams params;
+  SliceParams params;
   HETC_RETURN_IF_ERROR(sliceParams(inst, &params));
-  return cpu::slice(operand(inst, b, 0), params, result(inst, b, 0));
+  return kernels::slice(operand(inst, b, 0), params, result(inst, b, 0));
 }
 
 // slice_grad(result_grad) -> input_grad.
 Status runSliceGrad(const Instruction &inst, BufferTable &b) {
-  cpu::SliceParams params;
+  SliceParams params;
   HETC_RETURN_IF_ERROR(sliceParams(inst, &params));
-  return cpu::sliceBackward(operand(inst, b, 0), params, result(inst, b, 0),
+  return kernels::sliceBackward(operand(inst, b, 0), params, result(inst, b, 0),
                             false);
 }
 
@@ -53,18 +51,18 @@ Status runConcat(const Instruction &inst, BufferTable &b) {
   std::vector<TensorView> inputs;
   for (int i = 0; i < inst.operands_size(); ++i)
     inputs.push_back(operand(inst, b, i));
-  return cpu::concat(inputs, axis, result(inst, b, 0));
+  return kernels::concat(inputs, axis, result(inst, b, 0));
 }
 
 Status runBroadcast(const Instruction &inst, BufferTable &b) {
-  return cpu::broadcastTo(operand(inst, b, 0), result(inst, b, 0));
+  return kernels::broadcastTo(operand(inst, b, 0), result(inst, b, 0));
 }
 
 // gather(data, indices) {axis}.
 Status runGather(const Instruction &inst, BufferTable &b) {
   int64_t axis;
   HETC_RETURN_IF_ERROR(intAttr(inst, "axis", &axis));
-  return cpu::gather(operand(inst, b, 0), operand(inst, b, 1), axis,
+  return kernels::gather(operand(inst, b, 0), operand(inst, b, 1), axis,
                      result(inst, b, 0));
 }
 
@@ -72,7 +70,7 @@ Status runGather(const Instruction &inst, BufferTable &b) {
 Status runGatherGrad(const Instruction &inst, BufferTable &b) {
   int64_t axis;
   HETC_RETURN_IF_ERROR(intAttr(inst, "axis", &axis));
-  return cpu::gatherBackward(operand(inst, b, 0), operand(inst, b, 1), axis,
+  return kernels::gatherBackward(operand(inst, b, 0), operand(inst, b, 1), axis,
                              result(inst, b, 0), false);
 }
 
@@ -82,19 +80,19 @@ Status runTrilu(const Instruction &inst, BufferTable &b) {
   bool upper;
   HETC_RETURN_IF_ERROR(intAttr(inst, "k", &k));
   HETC_RETURN_IF_ERROR(boolAttr(inst, "upper", &upper));
-  return cpu::trilu(operand(inst, b, 0), k, upper, result(inst, b, 0));
+  return kernels::trilu(operand(inst, b, 0), k, upper, result(inst, b, 0));
 }
 
 // range(start, limit, delta): three 0-D operands.
 Status runRange(const Instruction &inst, BufferTable &b) {
   double start, limit, delta;
-  HETC_RETURN_IF_ERROR(scalarValue(operand(inst, b, 0), "start", &start),
+  HETC_RETURN_IF_ERROR(kernels::readScalar(operand(inst, b, 0), "start", &start),
                        "range");
-  HETC_RETURN_IF_ERROR(scalarValue(operand(inst, b, 1), "limit", &limit),
+  HETC_RETURN_IF_ERROR(kernels::readScalar(operand(inst, b, 1), "limit", &limit),
                        "range");
-  HETC_RETURN_IF_ERROR(scalarValue(operand(inst, b, 2), "delta", &delta),
+  HETC_RETURN_IF_ERROR(kernels::readScalar(operand(inst, b, 2), "delta", &delta),
                        "range");
-  return cpu::range(start, limit, delta, result(inst, b, 0));
+  return kernels::range(start, limit, delta, result(inst, b, 0));
 }
 
 // copy: results[0] = operands[0], one dtype and byte size (shapes may
@@ -105,7 +103,7 @@ Status runCopy(const Instruction &inst, BufferTable &b) {
     return invalidArgument("copy: source ", from.describe(),
                            " and destination ", to.describe(),
                            " differ in dtype or size");
-  return cpu::copy(from, to);
+  return kernels::copy(from, to);
 }
 
 } // namespace
@@ -130,4 +128,4 @@ void registerDataMovementKernels(KernelRegistry &r) {
   mustAdd(r, makeKernel("copy", 1, 1, 1, {}, runCopy));
 }
 
-} // namespace hetc::runtime::exec
+} // namespace hetc::runtime::exec::HETC_BACKEND_NAMESPACE

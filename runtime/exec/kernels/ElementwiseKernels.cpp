@@ -7,46 +7,19 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/exec/kernels/AdapterUtil.h"
+#include "runtime/exec/kernels/Backend.h"
 
-#include "runtime/cpu/Elementwise.h"
+#include "runtime/base/Half.h"
 
-namespace hetc::runtime::exec {
-namespace adapters {
-
-Status scalarValue(const TensorView &t, const char *what, double *value) {
-  if (t.numel() != 1)
-    return invalidArgument(what, " must hold one element, got ", t.describe());
-  switch (t.dtype) {
-  case DType::kF32:
-    *value = *t.as<float>();
-    break;
-  case DType::kF64:
-    *value = *t.as<double>();
-    break;
-  case DType::kI64:
-    *value = static_cast<double>(*t.as<int64_t>());
-    break;
-  case DType::kI32:
-    *value = *t.as<int32_t>();
-    break;
-  case DType::kBool:
-    *value = *t.as<uint8_t>() ? 1.0 : 0.0;
-    break;
-  }
-  return okStatus();
-}
-
-} // namespace adapters
+namespace hetc::runtime::exec::HETC_BACKEND_NAMESPACE {
 
 namespace {
 
 using namespace adapters;
 using hetc::pkg::Instruction;
-using cpu::BinaryOp;
-using cpu::UnaryOp;
 
 template <UnaryOp Op> Status runUnary(const Instruction &inst, BufferTable &b) {
-  return cpu::unary(Op, operand(inst, b, 0), result(inst, b, 0));
+  return kernels::unary(Op, operand(inst, b, 0), result(inst, b, 0));
 }
 
 Status geluApproximation(const Instruction &inst, UnaryOp *op) {
@@ -67,35 +40,35 @@ Status geluApproximation(const Instruction &inst, UnaryOp *op) {
 Status runGelu(const Instruction &inst, BufferTable &b) {
   UnaryOp op;
   HETC_RETURN_IF_ERROR(geluApproximation(inst, &op));
-  return cpu::unary(op, operand(inst, b, 0), result(inst, b, 0));
+  return kernels::unary(op, operand(inst, b, 0), result(inst, b, 0));
 }
 
 // gelu_grad(input, result_grad), silu_grad(input, result_grad).
 Status runGeluGrad(const Instruction &inst, BufferTable &b) {
   UnaryOp op;
   HETC_RETURN_IF_ERROR(geluApproximation(inst, &op));
-  return cpu::unaryBackward(op, operand(inst, b, 0), operand(inst, b, 1),
+  return kernels::unaryBackward(op, operand(inst, b, 0), operand(inst, b, 1),
                             result(inst, b, 0));
 }
 
 Status runSiluGrad(const Instruction &inst, BufferTable &b) {
-  return cpu::unaryBackward(UnaryOp::kSilu, operand(inst, b, 0),
+  return kernels::unaryBackward(UnaryOp::kSilu, operand(inst, b, 0),
                             operand(inst, b, 1), result(inst, b, 0));
 }
 
 template <BinaryOp Op>
 Status runBinary(const Instruction &inst, BufferTable &b) {
-  return cpu::binary(Op, operand(inst, b, 0), operand(inst, b, 1),
+  return kernels::binary(Op, operand(inst, b, 0), operand(inst, b, 1),
                      result(inst, b, 0));
 }
 
 Status runEqual(const Instruction &inst, BufferTable &b) {
-  return cpu::equal(operand(inst, b, 0), operand(inst, b, 1),
+  return kernels::equal(operand(inst, b, 0), operand(inst, b, 1),
                     result(inst, b, 0));
 }
 
 Status runWhere(const Instruction &inst, BufferTable &b) {
-  return cpu::where(operand(inst, b, 0), operand(inst, b, 1),
+  return kernels::where(operand(inst, b, 0), operand(inst, b, 1),
                     operand(inst, b, 2), result(inst, b, 0));
 }
 
@@ -112,6 +85,10 @@ const char *mlirTypeName(DType dtype) {
     return "i32";
   case DType::kBool:
     return "i1";
+  case DType::kBF16:
+    return "bf16";
+  case DType::kF16:
+    return "f16";
   }
   return "?";
 }
@@ -123,7 +100,7 @@ Status runCast(const Instruction &inst, BufferTable &b) {
   if (to != mlirTypeName(out.dtype))
     return invalidArgument("cast: attribute 'to' is ", to,
                            " but the result buffer is ", out.describe());
-  return cpu::cast(operand(inst, b, 0), out);
+  return kernels::cast(operand(inst, b, 0), out);
 }
 
 KernelInfo elementwise(std::string name, int operands, KernelFn run,
@@ -167,4 +144,4 @@ void registerElementwiseKernels(KernelRegistry &r) {
   mustAdd(r, elementwise("cast", 1, runCast, {{"to", AttrKind::kString}}));
 }
 
-} // namespace hetc::runtime::exec
+} // namespace hetc::runtime::exec::HETC_BACKEND_NAMESPACE

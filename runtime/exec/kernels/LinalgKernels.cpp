@@ -1,14 +1,11 @@
 //===- LinalgKernels.cpp - matmul, attention, cross-entropy ---------------===//
 
 #include "runtime/exec/kernels/AdapterUtil.h"
-
-#include "runtime/cpu/Attention.h"
-#include "runtime/cpu/CrossEntropy.h"
-#include "runtime/cpu/Gemm.h"
+#include "runtime/exec/kernels/Backend.h"
 
 #include <limits>
 
-namespace hetc::runtime::exec {
+namespace hetc::runtime::exec::HETC_BACKEND_NAMESPACE {
 namespace {
 
 using namespace adapters;
@@ -16,15 +13,15 @@ using hetc::pkg::Instruction;
 
 // matmul(lhs, rhs, bias?) {transpose_lhs, transpose_rhs}.
 Status runMatmul(const Instruction &inst, BufferTable &b) {
-  cpu::GemmOptions options;
+  GemmOptions options;
   HETC_RETURN_IF_ERROR(boolAttr(inst, "transpose_lhs", &options.transA));
   HETC_RETURN_IF_ERROR(boolAttr(inst, "transpose_rhs", &options.transB));
-  return cpu::gemm(operand(inst, b, 0), operand(inst, b, 1),
+  return kernels::gemm(operand(inst, b, 0), operand(inst, b, 1),
                    optionalOperand(inst, b, 2), result(inst, b, 0), options);
 }
 
 Status attentionOptions(const Instruction &inst,
-                        cpu::AttentionOptions *options) {
+                        AttentionOptions *options) {
   double scale;
   HETC_RETURN_IF_ERROR(floatAttr(inst, "scale", &scale));
   options->scale = static_cast<float>(scale);
@@ -33,9 +30,9 @@ Status attentionOptions(const Instruction &inst,
 
 // attention(query, key, value, mask?) {scale, causal}.
 Status runAttention(const Instruction &inst, BufferTable &b) {
-  cpu::AttentionOptions options;
+  AttentionOptions options;
   HETC_RETURN_IF_ERROR(attentionOptions(inst, &options));
-  return cpu::attention(operand(inst, b, 0), operand(inst, b, 1),
+  return kernels::attention(operand(inst, b, 0), operand(inst, b, 1),
                         operand(inst, b, 2), optionalOperand(inst, b, 3),
                         options, result(inst, b, 0), nullptr);
 }
@@ -45,7 +42,7 @@ Status runAttention(const Instruction &inst, BufferTable &b) {
 // adapter reruns the forward into scratch for the output and the row
 // log-sum-exps the CPU backward takes.
 Status runAttentionGrad(const Instruction &inst, BufferTable &b) {
-  cpu::AttentionOptions options;
+  AttentionOptions options;
   HETC_RETURN_IF_ERROR(attentionOptions(inst, &options));
   const TensorView &q = operand(inst, b, 0), &k = operand(inst, b, 1),
                    &v = operand(inst, b, 2), &dout = operand(inst, b, 3);
@@ -56,23 +53,23 @@ Status runAttentionGrad(const Instruction &inst, BufferTable &b) {
   TensorView out(b.scratch(0, dout.numel()), DType::kF32, dout.shape);
   Shape rows(q.shape.begin(), q.shape.end() - 1);
   TensorView lse(b.scratch(1, numElements(rows)), DType::kF32, rows);
-  HETC_RETURN_IF_ERROR(cpu::attention(q, k, v, mask, options, out, &lse),
+  HETC_RETURN_IF_ERROR(kernels::attention(q, k, v, mask, options, out, &lse),
                        "attention_grad: recomputing the forward");
-  return cpu::attentionBackward(q, k, v, mask, options, out, lse, dout,
+  return kernels::attentionBackward(q, k, v, mask, options, out, lse, dout,
                                 result(inst, b, 0), result(inst, b, 1),
                                 result(inst, b, 2));
 }
 
 Status crossEntropyOptions(const Instruction &inst,
-                           cpu::CrossEntropyOptions *options) {
+                           CrossEntropyOptions *options) {
   std::string reduction;
   HETC_RETURN_IF_ERROR(stringAttr(inst, "reduction", &reduction));
   if (reduction == "mean")
-    options->reduction = cpu::LossReduction::kMean;
+    options->reduction = LossReduction::kMean;
   else if (reduction == "sum")
-    options->reduction = cpu::LossReduction::kSum;
+    options->reduction = LossReduction::kSum;
   else if (reduction == "none")
-    options->reduction = cpu::LossReduction::kNone;
+    options->reduction = LossReduction::kNone;
   else
     return invalidArgument("attribute 'reduction' must be none, sum or mean, "
                            "got '",
@@ -87,17 +84,17 @@ Status crossEntropyOptions(const Instruction &inst,
 
 // cross_entropy(logits, labels) {reduction, ignore_index?}.
 Status runCrossEntropy(const Instruction &inst, BufferTable &b) {
-  cpu::CrossEntropyOptions options;
+  CrossEntropyOptions options;
   HETC_RETURN_IF_ERROR(crossEntropyOptions(inst, &options));
-  return cpu::crossEntropy(operand(inst, b, 0), operand(inst, b, 1), options,
+  return kernels::crossEntropy(operand(inst, b, 0), operand(inst, b, 1), options,
                            result(inst, b, 0), nullptr);
 }
 
 // cross_entropy_grad(logits, labels, loss_grad) -> logits_grad.
 Status runCrossEntropyGrad(const Instruction &inst, BufferTable &b) {
-  cpu::CrossEntropyOptions options;
+  CrossEntropyOptions options;
   HETC_RETURN_IF_ERROR(crossEntropyOptions(inst, &options));
-  return cpu::crossEntropyBackward(operand(inst, b, 0), operand(inst, b, 1),
+  return kernels::crossEntropyBackward(operand(inst, b, 0), operand(inst, b, 1),
                                    options, operand(inst, b, 2), nullptr,
                                    result(inst, b, 0));
 }
@@ -119,4 +116,4 @@ void registerLinalgKernels(KernelRegistry &r) {
   mustAdd(r, makeKernel("cross_entropy_grad", 3, 3, 1, loss, runCrossEntropyGrad));
 }
 
-} // namespace hetc::runtime::exec
+} // namespace hetc::runtime::exec::HETC_BACKEND_NAMESPACE

@@ -1,12 +1,9 @@
 //===- NormKernels.cpp - norms, softmaxes and reductions ------------------===//
 
 #include "runtime/exec/kernels/AdapterUtil.h"
+#include "runtime/exec/kernels/Backend.h"
 
-#include "runtime/cpu/Norms.h"
-#include "runtime/cpu/Reduce.h"
-#include "runtime/cpu/Softmax.h"
-
-namespace hetc::runtime::exec {
+namespace hetc::runtime::exec::HETC_BACKEND_NAMESPACE {
 namespace {
 
 using namespace adapters;
@@ -27,7 +24,7 @@ Status runLayerNorm(const Instruction &inst, BufferTable &b) {
   float epsilon;
   HETC_RETURN_IF_ERROR(intAttr(inst, "axis", &axis));
   HETC_RETURN_IF_ERROR(epsilonAttr(inst, &epsilon));
-  return cpu::layerNorm(operand(inst, b, 0), optionalOperand(inst, b, 1),
+  return kernels::layerNorm(operand(inst, b, 0), optionalOperand(inst, b, 1),
                         optionalOperand(inst, b, 2), axis, epsilon,
                         result(inst, b, 0), nullptr, nullptr);
 }
@@ -49,11 +46,11 @@ Status runLayerNormGrad(const Instruction &inst, BufferTable &b) {
   int64_t rows = numElements(Shape(x.shape.begin(), x.shape.begin() + normalized));
   TensorView mean(b.scratch(0, rows), DType::kF32, {rows});
   TensorView rstd(b.scratch(1, rows), DType::kF32, {rows});
-  HETC_RETURN_IF_ERROR(cpu::layerNorm(x, nullptr, nullptr, axis, epsilon, dx,
+  HETC_RETURN_IF_ERROR(kernels::layerNorm(x, nullptr, nullptr, axis, epsilon, dx,
                                       &mean, &rstd),
                        "layer_norm_grad: recomputing the statistics");
   TensorView dscale = result(inst, b, 1), dbias = result(inst, b, 2);
-  return cpu::layerNormBackward(x, optionalOperand(inst, b, 2), mean, rstd, dy,
+  return kernels::layerNormBackward(x, optionalOperand(inst, b, 2), mean, rstd, dy,
                                 axis, dx, &dscale, &dbias, false);
 }
 
@@ -61,7 +58,7 @@ Status runLayerNormGrad(const Instruction &inst, BufferTable &b) {
 Status runRmsNorm(const Instruction &inst, BufferTable &b) {
   float epsilon;
   HETC_RETURN_IF_ERROR(epsilonAttr(inst, &epsilon));
-  return cpu::rmsNorm(operand(inst, b, 0), optionalOperand(inst, b, 1),
+  return kernels::rmsNorm(operand(inst, b, 0), optionalOperand(inst, b, 1),
                       epsilon, result(inst, b, 0), nullptr);
 }
 
@@ -78,10 +75,10 @@ Status runRmsNormGrad(const Instruction &inst, BufferTable &b) {
   int64_t cols = x.shape.back();
   int64_t rows = cols == 0 ? 0 : x.numel() / cols;
   TensorView rstd(b.scratch(0, rows), DType::kF32, {rows});
-  HETC_RETURN_IF_ERROR(cpu::rmsNorm(x, nullptr, epsilon, dx, &rstd),
+  HETC_RETURN_IF_ERROR(kernels::rmsNorm(x, nullptr, epsilon, dx, &rstd),
                        "rms_norm_grad: recomputing the statistics");
   TensorView dscale = result(inst, b, 1);
-  return cpu::rmsNormBackward(x, optionalOperand(inst, b, 2), rstd, dy, dx,
+  return kernels::rmsNormBackward(x, optionalOperand(inst, b, 2), rstd, dy, dx,
                               &dscale, false);
 }
 
@@ -103,14 +100,14 @@ Status runSoftmaxGradLike(const Instruction &inst, BufferTable &b) {
 }
 
 // reduce_*(input) {axes, keep_dims = true}.
-template <cpu::ReduceOp Op>
+template <ReduceOp Op>
 Status runReduce(const Instruction &inst, BufferTable &b) {
   std::vector<int64_t> axes;
   HETC_RETURN_IF_ERROR(intsAttr(inst, "axes", &axes));
   bool keepDims = true;
   if (hasAttr(inst, "keep_dims"))
     HETC_RETURN_IF_ERROR(boolAttr(inst, "keep_dims", &keepDims));
-  return cpu::reduce(Op, operand(inst, b, 0), axes, keepDims,
+  return kernels::reduce(Op, operand(inst, b, 0), axes, keepDims,
                      result(inst, b, 0));
 }
 
@@ -123,21 +120,21 @@ void registerNormKernels(KernelRegistry &r) {
                     runLayerNormGrad));
   mustAdd(r, makeKernel("rms_norm", 1, 2, 1, {epsilon}, runRmsNorm));
   mustAdd(r, makeKernel("rms_norm_grad", 2, 3, 2, {epsilon}, runRmsNormGrad));
-  mustAdd(r, makeKernel("softmax", 1, 1, 1, {axis}, runSoftmaxLike<cpu::softmax>));
+  mustAdd(r, makeKernel("softmax", 1, 1, 1, {axis}, runSoftmaxLike<kernels::softmax>));
   mustAdd(r, makeKernel("log_softmax", 1, 1, 1, {axis},
-                    runSoftmaxLike<cpu::logSoftmax>));
+                    runSoftmaxLike<kernels::logSoftmax>));
   mustAdd(r, makeKernel("softmax_grad", 2, 2, 1, {axis},
-                    runSoftmaxGradLike<cpu::softmaxBackward>));
+                    runSoftmaxGradLike<kernels::softmaxBackward>));
   mustAdd(r, makeKernel("log_softmax_grad", 2, 2, 1, {axis},
-                    runSoftmaxGradLike<cpu::logSoftmaxBackward>));
+                    runSoftmaxGradLike<kernels::logSoftmaxBackward>));
   std::vector<AttrSpec> reduce = {{"axes", AttrKind::kInts},
                                   {"keep_dims", AttrKind::kBool, true}};
   mustAdd(r, makeKernel("reduce_sum", 1, 1, 1, reduce,
-                    runReduce<cpu::ReduceOp::kSum>));
+                    runReduce<ReduceOp::kSum>));
   mustAdd(r, makeKernel("reduce_mean", 1, 1, 1, reduce,
-                    runReduce<cpu::ReduceOp::kMean>));
+                    runReduce<ReduceOp::kMean>));
   mustAdd(r, makeKernel("reduce_max", 1, 1, 1, reduce,
-                    runReduce<cpu::ReduceOp::kMax>));
+                    runReduce<ReduceOp::kMax>));
 }
 
-} // namespace hetc::runtime::exec
+} // namespace hetc::runtime::exec::HETC_BACKEND_NAMESPACE

@@ -9,13 +9,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/exec/kernels/AdapterUtil.h"
-
-#include "runtime/cpu/DataMovement.h"
-#include "runtime/cpu/Optimizers.h"
+#include "runtime/exec/kernels/Backend.h"
 
 #include <cmath>
 
-namespace hetc::runtime::exec {
+namespace hetc::runtime::exec::HETC_BACKEND_NAMESPACE {
 namespace {
 
 using namespace adapters;
@@ -25,12 +23,12 @@ using hetc::pkg::Instruction;
 Status seedResult(const Instruction &inst, BufferTable &b, int o, int r) {
   if (b.rootOf(inst.operands(o)) == b.rootOf(inst.results(r)))
     return okStatus();
-  return cpu::copy(operand(inst, b, o), result(inst, b, r));
+  return kernels::copy(operand(inst, b, o), result(inst, b, r));
 }
 
 // sgd(param, grad) {lr, weight_decay} -> new_param.
 Status runSgd(const Instruction &inst, BufferTable &b) {
-  cpu::SgdOptions options;
+  SgdOptions options;
   HETC_RETURN_IF_ERROR(floatAttr(inst, "lr", &options.lr));
   if (hasAttr(inst, "weight_decay"))
     HETC_RETURN_IF_ERROR(floatAttr(inst, "weight_decay", &options.weightDecay));
@@ -40,27 +38,20 @@ Status runSgd(const Instruction &inst, BufferTable &b) {
     return invalidArgument("sgd: new_param ", out.describe(),
                            " must have param's type ", param.describe());
   HETC_RETURN_IF_ERROR(seedResult(inst, b, 0, 0), "sgd");
-  return cpu::sgdStep(out, operand(inst, b, 1), options);
+  return kernels::sgdStep(out, operand(inst, b, 1), options);
 }
 
 // adamw(param, grad, exp_avg, exp_avg_sq, step) {lr, beta1, beta2, eps,
 // weight_decay} -> (new_param, new_exp_avg, new_exp_avg_sq). `step` is a
 // 0-D integer or float tensor counting this step (>= 1).
 Status runAdamW(const Instruction &inst, BufferTable &b) {
-  cpu::AdamWOptions options;
+  AdamWOptions options;
   HETC_RETURN_IF_ERROR(floatAttr(inst, "lr", &options.lr));
   HETC_RETURN_IF_ERROR(floatAttr(inst, "beta1", &options.beta1));
   HETC_RETURN_IF_ERROR(floatAttr(inst, "beta2", &options.beta2));
   HETC_RETURN_IF_ERROR(floatAttr(inst, "eps", &options.eps));
   HETC_RETURN_IF_ERROR(floatAttr(inst, "weight_decay", &options.weightDecay));
   options.applyWeightDecay = options.weightDecay != 0.0;
-  double stepValue;
-  HETC_RETURN_IF_ERROR(scalarValue(operand(inst, b, 4), "step", &stepValue),
-                       "adamw");
-  if (!(stepValue >= 1.0) || std::floor(stepValue) != stepValue ||
-      stepValue > 9.0e15)
-    return invalidArgument("adamw: step must be a whole number >= 1, got ",
-                           stepValue);
   for (int pair = 0; pair < 3; ++pair) {
     int o = pair == 0 ? 0 : pair + 1;
     const TensorView &in = operand(inst, b, o), &out = result(inst, b, pair);
@@ -70,9 +61,9 @@ Status runAdamW(const Instruction &inst, BufferTable &b) {
                              in.describe());
     HETC_RETURN_IF_ERROR(seedResult(inst, b, o, pair), "adamw");
   }
-  return cpu::adamwStep(result(inst, b, 0), operand(inst, b, 1),
+  return kernels::adamwStep(result(inst, b, 0), operand(inst, b, 1),
                         result(inst, b, 1), result(inst, b, 2),
-                        static_cast<int64_t>(stepValue), options);
+                        operand(inst, b, 4), options);
 }
 
 // global_norm(inputs...) -> 0-D norm.
@@ -80,7 +71,7 @@ Status runGlobalNorm(const Instruction &inst, BufferTable &b) {
   std::vector<TensorView> inputs;
   for (int i = 0; i < inst.operands_size(); ++i)
     inputs.push_back(operand(inst, b, i));
-  return cpu::globalNorm(inputs, result(inst, b, 0));
+  return kernels::globalNorm(inputs, result(inst, b, 0));
 }
 
 } // namespace
@@ -104,4 +95,4 @@ void registerOptimizerKernels(KernelRegistry &r) {
   mustAdd(r, makeKernel("global_norm", 1, -1, 1, {}, runGlobalNorm));
 }
 
-} // namespace hetc::runtime::exec
+} // namespace hetc::runtime::exec::HETC_BACKEND_NAMESPACE

@@ -1,0 +1,9 @@
+//===- GemmBench.cpp -------------------------------------------------===//
+
+#include "bench/cuda/KernelBench.h"
+
+namespace hetc::bench {
+
+void benchGemm() {}
+
+} // namespace hetc::bench

@@ -1,0 +1,9 @@
+//===- OptimizersBench.cpp -------------------------------------------------===//
+
+#include "bench/cuda/KernelBench.h"
+
+namespace hetc::bench {
+
+void benchOptimizers() {}
+
+} // namespace hetc::bench

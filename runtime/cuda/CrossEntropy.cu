@@ -1,0 +1,3 @@
+//===- CrossEntropy.cu ---------------------------------------------------------===//
+
+#include "runtime/cuda/CrossEntropy.h"

@@ -1,0 +1,3 @@
+//===- DataMovement.cu ---------------------------------------------------------===//
+
+#include "runtime/cuda/DataMovement.h"

@@ -1,0 +1,3 @@
+//===- Elementwise.cu ---------------------------------------------------------===//
+
+#include "runtime/cuda/Elementwise.h"

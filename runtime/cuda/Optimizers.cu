@@ -1,0 +1,3 @@
+//===- Optimizers.cu ---------------------------------------------------------===//
+
+#include "runtime/cuda/Optimizers.h"

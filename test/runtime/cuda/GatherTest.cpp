@@ -1,0 +1,3 @@
+//===- GatherTest.cpp - CUDA Gather against the CPU backend ---===//
+
+#include "test/runtime/cuda/CudaTestUtil.h"

@@ -1,0 +1,3 @@
+//===- OptimizersTest.cpp - CUDA Optimizers against the CPU backend ---===//
+
+#include "test/runtime/cuda/CudaTestUtil.h"
