@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test demo docs fixtures bench clean
+.PHONY: all deps configure build test demo docs fixtures bench bench-gpu clean
 
 all: build
 
@@ -35,6 +35,12 @@ docs: build
 # checks nothing; takes a few minutes. See docs/performance.md.
 bench: build
 	cmake --build $(BUILD_DIR) --target bench
+
+# GPU figures (hetrun vs PyTorch eager and torch.compile on GPT-2 124M/350M, planner
+# predictions vs measured): run here when a GPU is present, else prints how to run it
+# on a GPU machine (bench/gpu/prepare.sh, bench/gpu/run.sh). See docs/performance.md.
+bench-gpu: build
+	cmake --build $(BUILD_DIR) --target bench-gpu
 
 fixtures:
 	$(MAKE) -C models fixtures

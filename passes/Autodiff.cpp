@@ -12,6 +12,7 @@
 #include "passes/Passes.h"
 
 #include "dialects/HetGraph/Gradients/GradientBuilders.h"
+#include "passes/LossScaling.h"
 
 #include "llvm/ADT/MapVector.h"
 
@@ -172,6 +173,17 @@ LogicalResult differentiate(func::FuncOp func, ModuleOp module) {
   DenseMap<Value, Value> grads;
   auto lossType = llvm::cast<RankedTensorType>(loss.getType());
   grads[loss] = buildSplat(builder, loss.getLoc(), lossType, 1.0);
+  // A scaled loss seeds the backward pass with its scale (f32 0-D).
+  if (auto ref = func->getAttrOfType<FlatSymbolRefAttr>(kLossScaleAttr)) {
+    FailureOr<LossScaler> scaler = LossScaler::lookup(module, ref, func);
+    if (failed(scaler))
+      return failure();
+    Value scale = scaler->buildScale(builder, loss.getLoc());
+    if (scale.getType() != lossType)
+      scale = CastOp::create(builder, loss.getLoc(), scale,
+                             lossType.getElementType());
+    grads[loss] = scale;
+  }
   auto segmentOf = [](Value value) {
     Operation *op = value.getDefiningOp();
     return op ? op->getAttrOfType<IntegerAttr>(kSegmentAttr) : IntegerAttr();

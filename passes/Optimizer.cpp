@@ -10,6 +10,7 @@
 
 #include "passes/Passes.h"
 
+#include "passes/LossScaling.h"
 #include "passes/ParameterUpdate.h"
 
 namespace hetc {
@@ -77,27 +78,19 @@ Value loadParameter(OpBuilder &builder, func::FuncOp func,
                                    FlatSymbolRefAttr::get(global));
 }
 
-/// Scales every gradient by the clipping coefficient of their global norm.
-FailureOr<SmallVector<Value>> clipGradients(OpBuilder &builder, Location loc,
-                                            ArrayRef<Trained> trained,
-                                            double maxNorm) {
-  SmallVector<Value> grads;
-  for (const Trained &t : trained)
-    grads.push_back(t.grad);
-  if (grads.empty())
-    return grads;
+/// The global norm of the gradients (0-D), which clipping and loss scaling
+/// read.
+FailureOr<Value> globalNorm(OpBuilder &builder, Location loc,
+                            ArrayRef<Value> grads) {
   Type element =
       llvm::cast<RankedTensorType>(grads[0].getType()).getElementType();
   for (Value grad : grads)
     if (llvm::cast<RankedTensorType>(grad.getType()).getElementType() !=
         element)
-      return emitError(loc, "clipping needs gradients of one element type");
-  Value norm = GlobalNormOp::create(builder, loc,
-                                    RankedTensorType::get({}, element), grads);
-  Value coefficient = buildClipCoefficient(builder, loc, norm, maxNorm);
-  for (Value &grad : grads)
-    grad = MulOp::create(builder, loc, grad, coefficient);
-  return grads;
+      return emitError(loc, "clipping and loss scaling need gradients of one "
+                            "element type");
+  return Value(GlobalNormOp::create(builder, loc,
+                                    RankedTensorType::get({}, element), grads));
 }
 
 LogicalResult buildStep(func::FuncOp func, ModuleOp module,
@@ -115,21 +108,41 @@ LogicalResult buildStep(func::FuncOp func, ModuleOp module,
   Operation *terminator = func.getBody().front().getTerminator();
   Location loc = terminator->getLoc();
   OpBuilder builder(terminator);
+  FailureOr<std::optional<LossScaler>> scaler = LossScaler::find(module);
+  if (failed(scaler))
+    return failure();
   SmallVector<Value> grads;
-  if (settings.clipNorm > 0.0) {
-    FailureOr<SmallVector<Value>> clipped =
-        clipGradients(builder, loc, *trained, settings.clipNorm);
-    if (failed(clipped))
+  for (const Trained &t : *trained)
+    grads.push_back(t.grad);
+  // The gradients of a scaled loss are scaled too.
+  Value scale;
+  if (*scaler && !grads.empty()) {
+    scale = (*scaler)->buildScale(builder, loc);
+    Value inverse = ReciprocalOp::create(builder, loc, scale);
+    for (Value &grad : grads)
+      grad = MulOp::create(builder, loc, grad, inverse);
+  }
+  Value norm;
+  if ((settings.clipNorm > 0.0 || scale) && !grads.empty()) {
+    FailureOr<Value> computed = globalNorm(builder, loc, grads);
+    if (failed(computed))
       return failure();
-    grads = *clipped;
-  } else {
-    for (const Trained &t : *trained)
-      grads.push_back(t.grad);
+    norm = *computed;
+  }
+  if (settings.clipNorm > 0.0 && norm) {
+    Value coefficient =
+        buildClipCoefficient(builder, loc, norm, settings.clipNorm);
+    for (Value &grad : grads)
+      grad = MulOp::create(builder, loc, grad, coefficient);
   }
 
   ParameterUpdateBuilder updates(module, builder, loc, settings);
   if (failed(updates.beginStep()))
     return failure();
+  // An overflow in the scaled gradients skips the step.
+  Value finite = scale ? buildIsFinite(builder, loc, norm) : Value();
+  if (finite)
+    updates.skipUnless(finite);
   // Stores come last, after every load of the step.
   SmallVector<std::pair<mlp::GlobalOp, Value>> stores;
   for (auto [t, grad] : llvm::zip(*trained, grads)) {
@@ -137,12 +150,14 @@ LogicalResult buildStep(func::FuncOp func, ModuleOp module,
         t.global, "", loadParameter(builder, func, t.global), grad);
     if (failed(updated))
       return failure();
-    stores.push_back({t.global, *updated});
+    stores.push_back({t.global, updates.guarded(t.global, *updated)});
   }
   for (auto [global, value] : stores)
     mlp::GlobalStoreOp::create(builder, loc, FlatSymbolRefAttr::get(global),
                                value);
   updates.storeState();
+  if (scale)
+    (*scaler)->buildUpdate(builder, loc, scale, finite);
 
   // The step returns only the loss.
   DictionaryAttr lossAttrs = func.getResultAttrDict(0);

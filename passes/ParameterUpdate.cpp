@@ -119,9 +119,20 @@ FailureOr<Value> ParameterUpdateBuilder::update(mlp::GlobalOp owner,
   return adamw.getNewParam();
 }
 
+Value ParameterUpdateBuilder::guarded(mlp::GlobalOp global, Value updated) {
+  if (!finite)
+    return updated;
+  Value old = mlp::GlobalLoadOp::create(builder, loc, global.getType(),
+                                        FlatSymbolRefAttr::get(global));
+  return hetg::WhereOp::create(builder, loc, finite, updated, old);
+}
+
 void ParameterUpdateBuilder::storeState() {
   if (step)
     stateStores.push_back({counterGlobal, step});
+  // Every old value is read before the first store.
+  for (auto &[global, value] : stateStores)
+    value = guarded(global, value);
   for (auto [global, value] : stateStores)
     mlp::GlobalStoreOp::create(builder, loc, FlatSymbolRefAttr::get(global),
                                value);

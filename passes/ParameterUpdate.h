@@ -51,6 +51,14 @@ public:
                                       llvm::StringRef piece, mlir::Value param,
                                       mlir::Value grad);
 
+  /// Makes the step skippable: from now on `guarded` and `storeState`
+  /// keep every global's old value unless `finite` (i1 0-D) is true.
+  void skipUnless(mlir::Value finite) { this->finite = finite; }
+
+  /// What to store into `global` in place of `updated`: `updated`, or with
+  /// a skip condition, `where(finite, updated, old value)`.
+  mlir::Value guarded(mlir::ml_program::GlobalOp global, mlir::Value updated);
+
   /// Stores the updated state and the step counter.
   void storeState();
 
@@ -64,7 +72,7 @@ private:
   mlir::Location loc;
   OptimizerSettings settings;
   mlir::SymbolTable symbols;
-  mlir::Value step;
+  mlir::Value step, finite;
   mlir::ml_program::GlobalOp counterGlobal;
   llvm::SmallVector<std::pair<mlir::ml_program::GlobalOp, mlir::Value>>
       stateStores;

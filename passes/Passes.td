@@ -118,6 +118,74 @@ def HetgAttachLoss : Pass<"hetg-attach-loss", "mlir::ModuleOp"> {
   let dependentDialects = ["::hetc::hetg::HetGraphDialect"];
 }
 
+def HetgMixedPrecision : Pass<"hetg-mixed-precision", "mlir::ModuleOp"> {
+  let summary = "Compute the forward graph in bf16 or f16 with f32 master weights";
+  let description = [{
+    Runs on the forward graph with the loss attached, before
+    `hetg-autodiff` (and after `hetg-segment` when precision is chosen per
+    segment). Parameters stay f32 globals: they are the master copy the
+    optimizer updates, with f32 optimizer state. Every float op computes
+    in its segment's type instead:
+
+    - an op in a bf16 or f16 segment that reads a parameter (an f32
+      global) or a low-precision value computes in the segment's type: its
+      f32 float operands are read through `hetg.cast` (one cast per value,
+      type and segment, placed before the first reader; casts of constants
+      fold), and its float results take the low type;
+    - ops that read only f32 values stay f32 until they meet a
+      low-precision value: masks built from constants, and the loss, since
+      `hetg.cross_entropy` gives an f32 loss from bf16 or f16 logits;
+    - a float-to-float `hetg.cast` in the graph casts to the segment's type;
+    - an op in an f32 segment that reads a low-precision value (one coming
+      from a segment of another type) reads it through a cast to f32;
+    - a function result whose type changed is cast back, so the function's
+      signature stays as it was.
+
+    `hetg-autodiff` then builds the backward in the same types: each
+    gradient has its value's type, and the gradient of a parameter's cast
+    casts back, so the parameter gradients arrive in f32. Norm statistics,
+    softmax and the log-sum-exp are computed in f32 inside the kernels.
+
+    `precision` is the type of every op; `segment-precision` gives one type
+    per segment (`hetg.segment`, numbered from 0) and overrides it for the
+    segments it lists, which is how a pipeline stage gets its own type.
+
+    When any op computes in f16, whose range is too small for small
+    gradients, the pass adds dynamic loss scaling (as
+    torch.cuda.amp.GradScaler does) unless `loss-scale` is 0: the
+    optimizer-state globals `@loss_scale` (f32 0-D, holding 0 until the
+    first step ends, which reads as `loss-scale`) and
+    `@loss_scale.good_steps` (i64 0-D), the settings on `@loss_scale` as
+    `hetg.loss_scale = {initial, growth, backoff, interval, good_steps}`,
+    and `hetg.loss_scale = @loss_scale` on the function, which makes
+    `hetg-autodiff` seed the loss gradient with the scale. `hetg-optimizer`
+    and `hetd-build-ranks` then divide the gradients by the scale, skip a
+    step whose gradient norm is not finite (parameters, optimizer state
+    and step counter keep their values) and halve the scale, and double it
+    after `growth-interval` good steps in a row.
+
+    A function that already returns gradients or stores globals is an
+    error (run this pass before `hetg-autodiff`), and so is
+    `segment-precision` on a function without `hetg-segment`'s segments or
+    with fewer segments than it lists.
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"f32\"",
+           "Compute type of the float ops: f32, bf16 or f16">,
+    ListOption<"segmentPrecision", "segment-precision", "std::string",
+               "Compute type per segment (f32, bf16 or f16), overriding "
+               "`precision` for the segments listed">,
+    Option<"lossScale", "loss-scale", "double", /*default=*/"65536.0",
+           "Initial loss scale when any op computes in f16 (0: no loss "
+           "scaling)">,
+    Option<"growthInterval", "growth-interval", "int64_t",
+           /*default=*/"2000",
+           "Good steps in a row after which the loss scale doubles">
+  ];
+  let dependentDialects = ["::hetc::hetg::HetGraphDialect",
+                           "::mlir::ml_program::MLProgramDialect"];
+}
+
 def HetgAutodiff : Pass<"hetg-autodiff", "mlir::ModuleOp"> {
   let summary = "Reverse-mode gradients of the loss for every parameter";
   let description = [{
@@ -140,6 +208,10 @@ def HetgAutodiff : Pass<"hetg-autodiff", "mlir::ModuleOp"> {
     forward op in segment N is marked `hetg.grad_segment = N`: the sums of
     gradients meeting at a value belong to the segment of the op whose
     gradient arrived last, and the loss's seed to the loss's segment.
+
+    The loss gradient's seed is 1, or, on a function marked
+    `hetg.loss_scale = @g` by `hetg-mixed-precision`, the loss scale held
+    by global `@g`.
   }];
   let dependentDialects = ["::hetc::hetg::HetGraphDialect"];
 }
@@ -161,6 +233,14 @@ def HetgOptimizer : Pass<"hetg-optimizer", "mlir::ModuleOp"> {
     `clip-norm > 0` the gradients are first scaled by
     `min(1, clip-norm / (global_norm + 1e-6))`, as
     torch.nn.utils.clip_grad_norm_ does.
+
+    With the loss scaling of `hetg-mixed-precision` (a global marked
+    `hetg.loss_scale`), the gradients are first multiplied by 1 / scale;
+    a step whose gradient norm is not finite stores the old values of the
+    parameters, the optimizer state and the step counter
+    (`hetg.where(finite, new, old)`, finite being `norm - norm == 0`),
+    and the scale and its good-step count are updated as
+    torch.cuda.amp.GradScaler does.
   }];
   let options = [
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
@@ -338,8 +418,11 @@ def HetdBuildRanks : Pass<"hetd-build-ranks", "mlir::ModuleOp"> {
       arguments marked `hetd.parameter`), and reduce-scatters each
       micro-batch's gradients onto the shards as soon as its backward
       returns, so full parameters and gradients live only around one call;
-    - with `clip-norm`, the squared norms of every rank's gradient pieces
-      summed over all ranks with `hetd.all_reduce`;
+    - with `clip-norm`, or with the loss scaling of
+      `hetg-mixed-precision`, the squared norms of every rank's gradient
+      pieces summed over all ranks with `hetd.all_reduce`: every rank
+      clips by the same norm and skips the same overflowing steps
+      (unscaling and skipping as in `hetg-optimizer`);
     - the sum of the rank's micro-batch losses, returned as `loss`, on the
       last stage's ranks.
 

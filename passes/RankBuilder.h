@@ -102,7 +102,9 @@ private:
   // Reduction and update (RankUpdate.cpp).
   mlir::LogicalResult update();
   llvm::SmallVector<UpdatePiece> gradientPieces();
-  mlir::LogicalResult clip(llvm::MutableArrayRef<UpdatePiece> pieces);
+  /// The norm of the gradients of every rank (0-D f32), for clipping and
+  /// overflow checks.
+  mlir::Value globalNorm(llvm::ArrayRef<UpdatePiece> pieces);
   mlir::Value gatherUpdatedShard(llvm::ArrayRef<mlir::Value> updatedPieces);
   mlir::Value reduceScatterGradients(llvm::ArrayRef<mlir::Value> grads);
   mlir::FailureOr<llvm::SmallVector<mlir::Value>> gatherParameters();

@@ -13,6 +13,8 @@
 
 #include "passes/RankBuilder.h"
 
+#include "passes/LossScaling.h"
+
 #include "dialects/HetDist/HetDist.h"
 #include "dialects/HetGraph/Gradients/GradientBuilders.h"
 #include "dialects/HetGraph/HetGraph.h"
@@ -242,11 +244,11 @@ SmallVector<UpdatePiece> RankBuilder::gradientPieces() {
   return pieces;
 }
 
-LogicalResult RankBuilder::clip(MutableArrayRef<UpdatePiece> pieces) {
+Value RankBuilder::globalNorm(ArrayRef<UpdatePiece> pieces) {
   // The pieces of all ranks are disjoint, so the squares of the ranks' local
-  // norms add up to the square of the global norm.
+  // norms add up to the square of the global norm, the same on every rank.
   SmallVector<Value> counted;
-  for (UpdatePiece &piece : pieces)
+  for (const UpdatePiece &piece : pieces)
     if (piece.countsInNorm)
       counted.push_back(piece.grad);
   auto scalar = RankedTensorType::get({}, builder.getF32Type());
@@ -262,12 +264,7 @@ LogicalResult RankBuilder::clip(MutableArrayRef<UpdatePiece> pieces) {
     square = hetd::AllReduceOp::create(builder, loc, square.getType(), square,
                                        world);
   }
-  Value norm = hetg::SqrtOp::create(builder, loc, square);
-  Value coefficient =
-      buildClipCoefficient(builder, loc, norm, settings.clipNorm);
-  for (UpdatePiece &piece : pieces)
-    piece.grad = hetg::MulOp::create(builder, loc, piece.grad, coefficient);
-  return success();
+  return hetg::SqrtOp::create(builder, loc, square);
 }
 
 /// Every replica gets every updated piece of the stage's parameters back.
@@ -289,8 +286,29 @@ LogicalResult RankBuilder::update() {
   if (failed(updates.beginStep()))
     return failure();
   SmallVector<UpdatePiece> pieces = gradientPieces();
-  if (settings.clipNorm > 0 && failed(clip(pieces)))
+  FailureOr<std::optional<LossScaler>> scaler = LossScaler::find(module);
+  if (failed(scaler))
     return failure();
+  // The gradients of a scaled loss are scaled too.
+  Value scale;
+  if (*scaler) {
+    scale = (*scaler)->buildScale(builder, loc);
+    Value inverse = hetg::ReciprocalOp::create(builder, loc, scale);
+    for (UpdatePiece &piece : pieces)
+      piece.grad = hetg::MulOp::create(builder, loc, piece.grad, inverse);
+  }
+  Value norm =
+      settings.clipNorm > 0 || scale ? globalNorm(pieces) : Value();
+  if (settings.clipNorm > 0) {
+    Value coefficient =
+        buildClipCoefficient(builder, loc, norm, settings.clipNorm);
+    for (UpdatePiece &piece : pieces)
+      piece.grad = hetg::MulOp::create(builder, loc, piece.grad, coefficient);
+  }
+  // The norm is global, so every rank skips an overflowing step alike.
+  Value finite = scale ? buildIsFinite(builder, loc, norm) : Value();
+  if (finite)
+    updates.skipUnless(finite);
 
   auto load = [&](mlp::GlobalOp global) -> Value {
     return mlp::GlobalLoadOp::create(builder, loc, global.getType(),
@@ -320,7 +338,7 @@ LogicalResult RankBuilder::update() {
     if (failed(updated))
       return failure();
     if (piece.whole || shardsParameters())
-      stores.push_back({home, *updated});
+      stores.push_back({home, updates.guarded(home, *updated)});
     else
       updatedPieces.push_back(*updated);
   }
@@ -334,17 +352,19 @@ LogicalResult RankBuilder::update() {
       auto type = llvm::cast<RankedTensorType>(global.getType());
       Value flat = sliceFlat(builder, loc, gathered, layout.offsets[i],
                              layout.offsets[i + 1]);
-      stores.push_back(
-          {global, type.getRank() == 1
-                       ? flat
-                       : Value(hetg::ReshapeOp::create(builder, loc, type,
-                                                       flat))});
+      Value whole = type.getRank() == 1
+                        ? flat
+                        : Value(hetg::ReshapeOp::create(builder, loc, type,
+                                                        flat));
+      stores.push_back({global, updates.guarded(global, whole)});
     }
   }
   for (auto [global, value] : stores)
     mlp::GlobalStoreOp::create(builder, loc, FlatSymbolRefAttr::get(global),
                                value);
   updates.storeState();
+  if (scale)
+    (*scaler)->buildUpdate(builder, loc, scale, finite);
   return success();
 }
 

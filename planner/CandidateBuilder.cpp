@@ -143,9 +143,10 @@ struct CandidateBuilder::StageCosts {
       return it->second;
     std::pair<double, double> seconds = {
         cost.computeSeconds(device, stage.firstSegment, stage.endSegment, false,
-                            microBatch),
+                            microBatch, false, cost.precisionOf(stage)),
         cost.computeSeconds(device, stage.firstSegment, stage.endSegment, true,
-                            microBatch, stage.recompute)};
+                            microBatch, stage.recompute,
+                            cost.precisionOf(stage))};
     memo.emplace(key, seconds);
     return seconds;
   }
@@ -185,6 +186,7 @@ CandidateBuilder::build(const StageLayout &layout,
     Stage &stage = candidate.plan.stages.emplace_back();
     stage.firstSegment = stageDevices.firstSegment;
     stage.endSegment = stageDevices.endSegment;
+    stage.precision = cost_.precisionOn(stageDevices.devices);
     // Even shards until the memory left decides them.
     double shard = 1.0 / stageDevices.devices.size();
     for (int d : stageDevices.devices)

@@ -19,6 +19,34 @@
 
 namespace hetc::planner {
 
+int64_t activationElementBytes(Precision precision) {
+  return precision == Precision::F32 ? kElementBytes : 2;
+}
+
+Precision lowPrecisionFor(llvm::ArrayRef<const GpuSpec *> gpus) {
+  return llvm::all_of(gpus, [](const GpuSpec *gpu) {
+           return gpu->supportsBf16();
+         })
+             ? Precision::BF16
+             : Precision::F16;
+}
+
+double peakFlopsIn(const GpuSpec &gpu, Precision precision) {
+  switch (precision) {
+  case Precision::BF16:
+    if (gpu.bf16Tflops > 0)
+      return gpu.bf16Tflops * 1e12;
+    break;
+  case Precision::F16:
+    if (gpu.fp16Tflops > gpu.fp32Tflops)
+      return gpu.fp16Tflops * 1e12;
+    break;
+  case Precision::F32:
+    break;
+  }
+  return gpu.fp32Tflops * 1e12;
+}
+
 Precision trainingPrecision(const GpuSpec &gpu) {
   if (gpu.supportsBf16())
     return Precision::BF16;
@@ -30,17 +58,10 @@ Precision trainingPrecision(const GpuSpec &gpu) {
 
 namespace {
 
-/// Peak FLOP/s in the precision the GPU trains in.
+/// Peak FLOP/s in the precision the GPU trains fastest in: the reference
+/// the efficiency curves are stated against.
 double peakFlops(const GpuSpec &gpu) {
-  switch (trainingPrecision(gpu)) {
-  case Precision::BF16:
-    return gpu.bf16Tflops * 1e12;
-  case Precision::F16:
-    return gpu.fp16Tflops * 1e12;
-  case Precision::F32:
-    return gpu.fp32Tflops * 1e12;
-  }
-  llvm_unreachable("unknown precision");
+  return peakFlopsIn(gpu, trainingPrecision(gpu));
 }
 
 /// Fraction of peak a large training step reaches on each GPU family
@@ -120,8 +141,9 @@ double unevenRingSeconds(const Cluster &cluster, llvm::ArrayRef<int> devices,
 
 } // namespace
 
-CostModel::CostModel(const Cluster &cluster, const ModelProfile &profile)
-    : cluster_(cluster), profile_(profile) {
+CostModel::CostModel(const Cluster &cluster, const ModelProfile &profile,
+                     PrecisionChoice precision)
+    : cluster_(cluster), profile_(profile), precision_(precision) {
   for (const Device &device : cluster.devices)
     efficiencies_.try_emplace(device.gpu.type, defaultEfficiency(device.gpu));
 }
@@ -178,9 +200,29 @@ const Efficiency &CostModel::efficiency(llvm::StringRef type) const {
   return it == efficiencies_.end() ? fallback : it->second;
 }
 
+Precision CostModel::precisionOn(llvm::ArrayRef<int> devices) const {
+  if (precision_)
+    return *precision_;
+  std::vector<const GpuSpec *> gpus;
+  for (int device : devices)
+    gpus.push_back(&cluster_.devices[device].gpu);
+  return lowPrecisionFor(gpus);
+}
+
+Precision CostModel::precisionOf(const Stage &stage) const {
+  if (stage.precision)
+    return *stage.precision;
+  std::vector<int> devices;
+  for (const Replica &replica : stage.replicas)
+    if (int device = cluster_.deviceIndex(replica.device); device >= 0)
+      devices.push_back(device);
+  return precisionOn(devices);
+}
+
 double CostModel::computeSeconds(int device, int64_t firstSegment,
                                  int64_t endSegment, bool backward,
-                                 int64_t samples, bool recompute) const {
+                                 int64_t samples, bool recompute,
+                                 std::optional<Precision> precision) const {
   SegmentCost range = profile_.range(firstSegment, endSegment);
   double flopsPerSample = range.forwardFlops;
   double bytesPerSample = range.forwardBytes;
@@ -195,10 +237,15 @@ double CostModel::computeSeconds(int device, int64_t firstSegment,
   double flops = flopsPerSample * samples;
   double bytes = bytesPerSample * samples;
   const GpuSpec &gpu = cluster_.devices[device].gpu;
+  double peak = peakFlopsIn(gpu, precision.value_or(precisionOn(device)));
+  // The curve's half point is a fixed time per call at the reference peak:
+  // it scales with the peak of the precision computed in.
+  Efficiency curve = efficiency(gpu.type);
+  if (double reference = peakFlops(gpu); reference > 0)
+    curve.halfEfficiencyFlops *= peak / reference;
   double computeTime = 0;
   if (flops > 0)
-    computeTime = flops / (peakFlops(gpu) *
-                           achievedFraction(efficiency(gpu.type), flops));
+    computeTime = flops / (peak * achievedFraction(curve, flops));
   double memoryTime = bytes / (gpu.memoryBandwidthGBps * 1e9);
   return std::max(computeTime, memoryTime);
 }

@@ -5,8 +5,9 @@
 // cluster's spec figures. The search ranks candidate plans with it and the
 // simulator replays a plan's schedule under it.
 //
-// Compute: a device trains in bf16 where it has it, else fp16 where it has
-// tensor cores, else fp32. A segment range's forward or backward for n
+// Compute: a stage computes in its precision (f32, bf16 or f16) at the
+// GPU's peak in it: the bf16 or f16 tensor rate where the GPU has one, else
+// its f32 rate. A segment range's forward or backward for n
 // samples takes max(FLOPs / (peak * efficiency), bytes / bandwidth), where
 // efficiency = maxEfficiency * F / (F + halfEfficiencyFlops) grows with the
 // FLOPs F of the call (small kernels do not fill a GPU); both parameters
@@ -27,13 +28,28 @@
 
 namespace hetc::planner {
 
-/// Bytes of an element of parameters, gradients, optimizer state and
-/// activations: the compiler trains in fp32 today.
+/// Bytes of an element of parameters, gradients and optimizer state (f32 in
+/// every precision), and of activations in f32 (the model profile's unit).
 constexpr int64_t kElementBytes = 4;
 
-/// The precision a device trains in.
-enum class Precision { F32, F16, BF16 };
+/// Bytes of an activation element in `precision`.
+int64_t activationElementBytes(Precision precision);
+
+/// Peak FLOP/s computing in `precision`: the tensor rate where the GPU has
+/// one, else the f32 rate (bf16 and f16 kernels compute in f32).
+double peakFlopsIn(const GpuSpec &gpu, Precision precision);
+
+/// The fastest precision a device has: bf16, else f16 on tensor cores, else
+/// f32.
 Precision trainingPrecision(const GpuSpec &gpu);
+
+/// The low precision a stage on `gpus` trains in: bf16 when every one of
+/// them has it, else f16.
+Precision lowPrecisionFor(llvm::ArrayRef<const GpuSpec *> gpus);
+
+/// The precision a cost model gives stages whose plan does not say: one
+/// for all, or (nullopt) lowPrecisionFor each stage's devices.
+using PrecisionChoice = std::optional<Precision>;
 
 /// A GPU type's efficiency curve.
 struct Efficiency {
@@ -49,7 +65,8 @@ struct Measurement {
 
 class CostModel {
 public:
-  CostModel(const Cluster &cluster, const ModelProfile &profile);
+  CostModel(const Cluster &cluster, const ModelProfile &profile,
+            PrecisionChoice precision = Precision::F32);
 
   const Cluster &cluster() const { return cluster_; }
   const ModelProfile &profile() const { return profile_; }
@@ -59,12 +76,21 @@ public:
   void calibrate(llvm::StringRef type, llvm::ArrayRef<Measurement> points);
   const Efficiency &efficiency(llvm::StringRef type) const;
 
+  /// The precision of a stage on the devices `devices` (cluster indices)
+  /// whose plan does not say.
+  Precision precisionOn(llvm::ArrayRef<int> devices) const;
+  /// The precision `stage` computes in: its own, or precisionOn its devices.
+  Precision precisionOf(const Stage &stage) const;
+
   /// Seconds of the forward (or backward) of segments [first, end) for
-  /// `samples` samples on `device`; with `recompute`, the backward also
-  /// runs the forward again.
-  double computeSeconds(int device, int64_t firstSegment, int64_t endSegment,
-                        bool backward, int64_t samples,
-                        bool recompute = false) const;
+  /// `samples` samples on `device` in `precision` (default: precisionOn
+  /// the device alone) at the GPU's peak in it (tensor cores for bf16 and
+  /// f16 where it has them); with `recompute`, the backward also runs the
+  /// forward again.
+  double
+  computeSeconds(int device, int64_t firstSegment, int64_t endSegment,
+                 bool backward, int64_t samples, bool recompute = false,
+                 std::optional<Precision> precision = std::nullopt) const;
   /// Seconds to move `bytes` from `from` to `to` (0 when they are equal).
   double transferSeconds(int from, int to, int64_t bytes) const;
   /// Ring collectives over `devices` (in member order). `bytes` is the
@@ -83,14 +109,17 @@ public:
   /// gradients, optimizer state shard, the activations its micro-batches in
   /// flight keep for the backward (most at once along its op list; only the
   /// stage's input with recompute), message buffers and the largest
-  /// segment's working memory. A model of the compiler's memory planner for
-  /// the same plan, within 5% on the test fixtures.
+  /// segment's working memory; in bf16 or f16 the activations take two
+  /// bytes an element and the parameters' low-precision copies are added.
+  /// A model of the compiler's memory planner for the same plan, within 5%
+  /// on the test fixtures.
   int64_t rankMemoryBytes(const Plan &plan,
                           const RankSchedule &schedule) const;
 
 private:
   const Cluster &cluster_;
   const ModelProfile &profile_;
+  PrecisionChoice precision_;
   llvm::StringMap<Efficiency> efficiencies_;
 };
 

@@ -323,9 +323,9 @@ private:
       return it->second;
     std::pair<double, double> seconds = {
         cost.computeSeconds(d, stage.firstSegment, stage.endSegment, false,
-                            samples),
+                            samples, false, cost.precisionOn(stage.devices)),
         cost.computeSeconds(d, stage.firstSegment, stage.endSegment, true,
-                            samples)};
+                            samples, false, cost.precisionOn(stage.devices))};
     callMemo.emplace(key, seconds);
     return seconds;
   }

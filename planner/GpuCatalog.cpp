@@ -6,7 +6,9 @@
 // the mode mixed-precision training uses: GeForce parts run it at half their
 // FP16-accumulate rate, which is the figure their marketing quotes. memoryGB
 // is the sheet's capacity read as 1e9 bytes: never more than the device
-// holds, since sheets often mean GiB.
+// holds, since sheets often mean GiB. bf16Tflops is 0 for GPUs of compute
+// capability below 8.0, which have no bf16 units (supportsBf16(), and
+// `--precision auto` picks f16 for them).
 //
 //===----------------------------------------------------------------------===//
 

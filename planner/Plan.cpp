@@ -15,6 +15,25 @@
 
 namespace hetc::planner {
 
+llvm::StringRef precisionName(Precision precision) {
+  switch (precision) {
+  case Precision::F32:
+    return "f32";
+  case Precision::F16:
+    return "f16";
+  case Precision::BF16:
+    return "bf16";
+  }
+  return "f32";
+}
+
+std::optional<Precision> parsePrecision(llvm::StringRef name) {
+  for (Precision precision : {Precision::F32, Precision::F16, Precision::BF16})
+    if (name == precisionName(precision))
+      return precision;
+  return std::nullopt;
+}
+
 int64_t Plan::numRanks() const {
   int64_t ranks = 0;
   for (const Stage &stage : stages)

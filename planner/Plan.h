@@ -19,6 +19,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,15 @@ enum class ShardingKind {
   Full,
 };
 
+/// The type a stage's float ops compute in. Parameters, their gradients
+/// and the optimizer state stay f32 in every precision.
+enum class Precision { F32, F16, BF16 };
+
+/// "f32", "f16", "bf16".
+llvm::StringRef precisionName(Precision precision);
+/// The precision named `name` ("f32", "f16" or "bf16"); nullopt otherwise.
+std::optional<Precision> parsePrecision(llvm::StringRef name);
+
 struct Replica {
   /// The device's name: unique within the plan.
   std::string device;
@@ -68,6 +78,9 @@ struct Stage {
   /// Recompute the stage's activations in the backward pass instead of
   /// keeping them (hetg-recompute on the stage's segments).
   bool recompute = false;
+  /// What the stage computes in; unset, the compiler's `--precision`
+  /// decides (f32 unless it says otherwise).
+  std::optional<Precision> precision;
   std::vector<Replica> replicas;
 };
 

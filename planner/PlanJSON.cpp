@@ -164,10 +164,21 @@ llvm::Expected<Stage> parseStage(const llvm::json::Value &value,
                             "\"replicas\", got " +
                                 showValue(value));
   if (llvm::Error error =
-          checkKeys(*object, path, {"segments", "replicas", "recompute"}))
+          checkKeys(*object, path,
+                    {"segments", "replicas", "recompute", "precision"}))
     return std::move(error);
 
   Stage stage;
+  if (const llvm::json::Value *precision = object->get("precision")) {
+    std::optional<llvm::StringRef> name = precision->getAsString();
+    std::optional<Precision> parsed =
+        name ? parsePrecision(*name) : std::nullopt;
+    if (!parsed)
+      return fieldError(path + ".precision", "expected \"f32\", \"bf16\" or "
+                                             "\"f16\", got " +
+                                                 showValue(*precision));
+    stage.precision = parsed;
+  }
   if (const llvm::json::Value *recompute = object->get("recompute")) {
     std::optional<bool> flag = recompute->getAsBoolean();
     if (!flag)
@@ -330,6 +341,8 @@ std::string printPlan(const Plan &plan) {
        << stage.endSegment << "],";
     if (stage.recompute)
       os << " \"recompute\": true,";
+    if (stage.precision)
+      os << " \"precision\": \"" << precisionName(*stage.precision) << "\",";
     os << "\n";
     os << "     \"replicas\": [";
     for (const auto &[r, replica] : llvm::enumerate(stage.replicas)) {

@@ -43,10 +43,16 @@ struct SegmentSizes {
   int64_t parameterBytes = 0;
 };
 
+/// The profile counts f32 activations; `elementBytes` is the stage's.
 std::vector<SegmentSizes> segmentSizesOf(const ModelProfile &profile,
-                                         const Stage &stage) {
+                                         const Stage &stage,
+                                         int64_t elementBytes) {
+  auto activations = [&](int64_t f32Bytes) {
+    return f32Bytes / kElementBytes * elementBytes;
+  };
   auto boundary = [&](int64_t segment) {
-    return segment < 0 ? 0 : profile.segments[segment].boundaryBytes;
+    return segment < 0 ? 0
+                       : activations(profile.segments[segment].boundaryBytes);
   };
   std::vector<SegmentSizes> sizes;
   for (int64_t s = stage.firstSegment; s < stage.endSegment; ++s) {
@@ -54,9 +60,9 @@ std::vector<SegmentSizes> segmentSizesOf(const ModelProfile &profile,
     SegmentSizes segment;
     // hetg-recompute keeps each segment's incoming boundary and rebuilds
     // the rest from it.
-    segment.kept =
-        stage.recompute ? boundary(s - 1) : cost.savedActivationBytes;
-    segment.rebuilt = stage.recompute ? cost.savedActivationBytes : 0;
+    int64_t saved = activations(cost.savedActivationBytes);
+    segment.kept = stage.recompute ? boundary(s - 1) : saved;
+    segment.rebuilt = stage.recompute ? saved : 0;
     segment.gradientIn = boundary(s);
     segment.gradientOut = boundary(s - 1);
     segment.parameterBytes = cost.parameterBytes;
@@ -72,7 +78,10 @@ int64_t CostModel::rankMemoryBytes(const Plan &plan,
   const Stage &stage = plan.stages[schedule.stage];
   const Replica &replica = stage.replicas[schedule.replica];
   SegmentCost range = profile_.range(stage.firstSegment, stage.endSegment);
-  std::vector<SegmentSizes> segments = segmentSizesOf(profile_, stage);
+  Precision precision = precisionOf(stage);
+  int64_t elementBytes = activationElementBytes(precision);
+  std::vector<SegmentSizes> segments =
+      segmentSizesOf(profile_, stage, elementBytes);
   bool replicated = stage.replicas.size() > 1;
   bool shardsParameters = replicated && plan.sharding == ShardingKind::Full;
   bool lastStage =
@@ -95,6 +104,10 @@ int64_t CostModel::rankMemoryBytes(const Plan &plan,
 
   int64_t persistent = (shardsParameters ? shardBytes : stageBytes) +
                        profile_.optimizerStatePerParameterByte * shardBytes;
+  // In bf16 or f16 the forward reads the parameters through low-precision
+  // copies, which the backward reads again.
+  if (precision != Precision::F32)
+    persistent += stageBytes / kElementBytes * elementBytes;
   int64_t tokenBytes = replica.numSamples * profile_.seqLen * kTokenBytes;
   if (schedule.stage == 0)
     persistent += tokenBytes;

@@ -98,7 +98,8 @@ public:
         compute.op = op;
         compute.seconds =
             cost.computeSeconds(device, stage.firstSegment, stage.endSegment,
-                                backward, samples, stage.recompute);
+                                backward, samples, stage.recompute,
+                                cost.precisionOf(stage));
         tasks.push_back(compute);
         if (fullSharding && backward)
           tasks.push_back(stageCollective(schedule, "reduce_scatter"));

@@ -31,5 +31,17 @@ llvm_config.add_tool_substitutions(["hetc-opt", "hetc", "hetrun", "FileCheck", "
 if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
     config.available_features.add("onnx-testdata")
 
+# `cuda`: hetrun has the CUDA backend; `cuda-gpu`: and a GPU to run it on
+# (the CUDA end-to-end tests REQUIRE it and skip elsewhere).
+if getattr(config, "hetc_enable_cuda", False):
+    config.available_features.add("cuda")
+    import shutil
+    import subprocess
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        listed = subprocess.run([smi, "-L"], capture_output=True, text=True)
+        if listed.returncode == 0 and "GPU" in listed.stdout:
+            config.available_features.add("cuda-gpu")
+
 config.substitutions.append(("%hetc_obj", config.hetc_obj_root))
 config.substitutions.append(("%hetc_src", config.hetc_src_root))

@@ -29,6 +29,32 @@ FailureOr<PlanningInput> preparePlanning(ModuleOp module, StringRef modelName,
   return input;
 }
 
+std::optional<planner::PrecisionChoice>
+parsePrecisionFlag(llvm::StringRef text) {
+  if (text == "auto")
+    return planner::PrecisionChoice();
+  if (std::optional<planner::Precision> fixed = planner::parsePrecision(text))
+    return planner::PrecisionChoice(*fixed);
+  return std::nullopt;
+}
+
+void assignPrecision(planner::Plan &plan, planner::PrecisionChoice choice,
+                     const planner::Cluster *cluster) {
+  for (planner::Stage &stage : plan.stages) {
+    if (stage.precision)
+      continue;
+    if (choice || !cluster) {
+      stage.precision = choice.value_or(planner::Precision::BF16);
+      continue;
+    }
+    std::vector<const planner::GpuSpec *> gpus;
+    for (const planner::Replica &replica : stage.replicas)
+      if (int device = cluster->deviceIndex(replica.device); device >= 0)
+        gpus.push_back(&cluster->devices[device].gpu);
+    stage.precision = planner::lowPrecisionFor(gpus);
+  }
+}
+
 DeviceMemorySpec memoryOf(const planner::Cluster &cluster) {
   DeviceMemorySpec memory;
   for (const planner::Device &device : cluster.devices)

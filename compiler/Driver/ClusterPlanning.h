@@ -32,6 +32,15 @@ preparePlanning(mlir::ModuleOp module, llvm::StringRef modelName,
 /// Every device's memory, as `--device-memory DEVICE=SIZE,...` would say.
 DeviceMemorySpec memoryOf(const planner::Cluster &cluster);
 
+/// `--precision`: f32, bf16, f16, or auto (a choice of nullopt: per stage).
+std::optional<planner::PrecisionChoice> parsePrecisionFlag(llvm::StringRef text);
+
+/// Gives every stage of `plan` that has no precision the one `choice`
+/// says; auto picks bf16 where every device of the stage has it and f16
+/// otherwise, from `cluster`'s GPUs, or bf16 without a cluster.
+void assignPrecision(planner::Plan &plan, planner::PrecisionChoice choice,
+                     const planner::Cluster *cluster);
+
 } // namespace hetc::driver
 
 #endif // HETC_COMPILER_DRIVER_CLUSTERPLANNING_H

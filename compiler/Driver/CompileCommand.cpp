@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -34,6 +35,9 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <memory>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -106,12 +110,29 @@ cl::opt<bool> untieWeights(
              "initializers of equal value; the copies are named NAME.1, "
              "NAME.2, ..."));
 
+cl::opt<bool> noWeights(
+    "no-weights", cl::sub(compileSubcommand), cl::cat(compileCategory),
+    cl::desc("Do not read the model's weights (each is a zero splat, as "
+             "with `hetc import --no-weights`) and do not write the "
+             "package's weights file: the manifest still names it "
+             "(weights.safetensors), to be written later by name, shape and "
+             "dtype of the programs' parameters (bench/gpu/write_weights.py)"));
+
 cl::opt<std::string> recomputeSegments(
     "recompute", cl::sub(compileSubcommand), cl::cat(compileCategory),
     cl::value_desc("all|none|N,M,..."), cl::init("none"),
     cl::desc("Segments (hetg-segment numbering) whose activations are "
              "recomputed in the backward pass instead of saved "
              "(hetg-recompute; default none)"));
+
+cl::opt<std::string> precisionFlag(
+    "precision", cl::sub(compileSubcommand), cl::cat(compileCategory),
+    cl::value_desc("f32|bf16|f16|auto"), cl::init("f32"),
+    cl::desc("What the float ops compute in, with f32 master weights and "
+             "optimizer state; f16 adds dynamic loss scaling. auto: per "
+             "stage, bf16 where all its GPUs have it (--cluster), else f16; "
+             "bf16 without a cluster. Stages of a --plan that name their own "
+             "precision keep it (default f32)"));
 
 cl::opt<std::string> planPath(
     "plan", cl::sub(compileSubcommand), cl::cat(compileCategory),
@@ -163,6 +184,38 @@ FailureOr<SmallVector<int64_t>> parseRecomputeList(StringRef text) {
     segments.push_back(index);
   }
   return segments;
+}
+
+/// Zeros that back every weight of a --no-weights compile: calloc maps a
+/// large block as fresh zero pages, which take no memory until touched.
+using ZeroBytes = std::unique_ptr<char, decltype(&std::free)>;
+
+/// --no-weights: the importer gives each weight a zero splat, which the
+/// lowering would take for optimizer state (state starts at zero). Each
+/// becomes a read-only blob over `zeros` instead, as the weights it stands
+/// for are blobs, so that the programs are those of the compile with the
+/// weights; the package writer then leaves the values out.
+void blankWeights(ModuleOp module, ZeroBytes &zeros) {
+  SmallVector<std::pair<ml_program::GlobalOp, int64_t>> weights;
+  int64_t largest = 0;
+  for (auto global : module.getOps<ml_program::GlobalOp>()) {
+    auto value = llvm::dyn_cast_or_null<DenseElementsAttr>(
+        global.getValue().value_or(Attribute()));
+    auto type = llvm::dyn_cast<RankedTensorType>(global.getType());
+    if (global.getIsMutable() || !value || !value.isSplat() || !type ||
+        !llvm::isa<FloatType>(type.getElementType()))
+      continue;
+    int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+    weights.push_back({global, bytes});
+    largest = std::max(largest, bytes);
+  }
+  zeros.reset(
+      static_cast<char *>(std::calloc(std::max<int64_t>(largest, 1), 1)));
+  for (auto [global, bytes] : weights)
+    global.setValueAttr(DenseResourceElementsAttr::get(
+        llvm::cast<ShapedType>(global.getType()), global.getSymName(),
+        UnmanagedAsmResourceBlob::allocateWithAlign(
+            ArrayRef<char>(zeros.get(), bytes), alignof(uint64_t))));
 }
 
 bool isTrainStep(ModuleOp module) {
@@ -234,6 +287,7 @@ FailureOr<OwningOpRef<ModuleOp>> loadModel(MLIRContext &context) {
   }
   ONNXImportOptions options;
   options.warnSharedWeights = !untieWeights;
+  options.loadWeights = !noWeights;
   return importONNXFile(context, modelPath, options);
 }
 
@@ -259,6 +313,11 @@ int runCompile() {
     return usageError("--recompute must be all, none or a comma-separated "
                       "list of segment numbers (got '" +
                       recomputeSegments + "')");
+  std::optional<planner::PrecisionChoice> precision =
+      parsePrecisionFlag(precisionFlag);
+  if (!precision)
+    return usageError("--precision must be f32, bf16, f16 or auto (got '" +
+                      precisionFlag + "')");
   bool distributed = !planPath.empty() || numDevices != 1;
   if (numDevices < 1 || numDevices > globalBatch)
     return usageError("--devices must be between 1 and --global-batch (got " +
@@ -278,6 +337,7 @@ int runCompile() {
                                   mlir::registerTransformsPasses(), true);
   (void)passesRegistered;
 
+  ZeroBytes zeros(nullptr, &std::free); // outlives the context's blobs
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry);
@@ -303,6 +363,8 @@ int runCompile() {
     return kExitFailure;
   OwningOpRef<ModuleOp> owned = std::move(*loaded);
   ModuleOp module = *owned;
+  if (noWeights)
+    blankWeights(module, zeros);
 
   int64_t vocabSize = 0;
   std::string update;
@@ -315,6 +377,7 @@ int runCompile() {
      << " eps=" << llvm::format("%.17g", epsilon.getValue())
      << " clip-norm=" << llvm::format("%.17g", clipNorm.getValue());
   // With a cluster: its devices' memory, and a plan when none is given.
+  std::optional<planner::Cluster> cluster;
   if (!clusterPath.empty() && !isTrainStep(module)) {
     FailureOr<PlanningInput> input = preparePlanning(
         module, llvm::sys::path::stem(modelPath), clusterPath, globalBatch,
@@ -323,8 +386,9 @@ int runCompile() {
       return kExitFailure;
     if (deviceMemory.empty())
       *memory = memoryOf(input->cluster);
+    cluster = input->cluster;
     if (!plan) {
-      planner::CostModel cost(input->cluster, input->profile);
+      planner::CostModel cost(input->cluster, input->profile, *precision);
       llvm::Expected<planner::PlanResult> chosen =
           planner::choosePlan(input->cluster, cost, input->request);
       if (!chosen) {
@@ -350,6 +414,11 @@ int runCompile() {
   }
 
   if (isTrainStep(module)) {
+    if (precisionFlag != "f32") {
+      llvm::errs() << kPrefix << "error: the input is already a train step; "
+                   << "--precision applies to models\n";
+      return kExitFailure;
+    }
     if (distributed) {
       llvm::errs() << kPrefix << "error: the input is already a train step; "
                    << "only a model can be distributed over a plan\n";
@@ -370,6 +439,7 @@ int runCompile() {
       options.globalBatch = globalBatch;
       options.seq = seqLength;
       options.plan = *plan;
+      assignPrecision(options.plan, *precision, cluster ? &*cluster : nullptr);
       options.recompute = recomputeSegments;
       options.updateOptions = update;
       FailureOr<OwningOpRef<ModuleOp>> ranks =
@@ -384,6 +454,10 @@ int runCompile() {
       options.batch = globalBatch;
       options.seq = seqLength;
       options.recompute = recomputeSegments;
+      options.precision =
+          planner::precisionName(
+              precision->value_or(planner::Precision::BF16))
+              .str();
       if (failed(buildGradientStep(module, options, progress)))
         return kExitFailure;
       progress("add the " + optimizerKind + " update");
@@ -402,8 +476,10 @@ int runCompile() {
   if (failed(checkDeviceMemory(module, *memory)))
     return kExitFailure;
 
-  progress("write " + outputPath);
+  progress("write " + outputPath +
+           (noWeights ? " without its weights file (--no-weights)" : ""));
   package::ManifestSettings settings;
+  settings.writeWeights = !noWeights;
   settings.modelName = llvm::sys::path::stem(modelPath).str();
   settings.globalBatch = globalBatch;
   settings.seqLen = seqLength;
@@ -414,8 +490,16 @@ int runCompile() {
     settings.planJson = planner::printPlan(*plan);
   for (auto program : module.getOps<hetx::ProgramOp>()) {
     auto device = program->getAttrOfType<StringAttr>("device");
-    settings.deviceMemoryBytes[program.getRankAttr().getInt()] =
+    int rank = program.getRankAttr().getInt();
+    settings.deviceMemoryBytes[rank] =
         memory->of(device ? device.getValue() : "");
+    int index = cluster && device ? cluster->deviceIndex(device.getValue()) : -1;
+    if (index >= 0 && plan)
+      settings.devicePeakTflops[rank] =
+          planner::peakFlopsIn(cluster->devices[index].gpu,
+                               plan->stages[program.getStage()]
+                                   .precision.value_or(planner::Precision::F32)) /
+          1e12;
   }
   if (failed(package::writePackage(module, settings, outputPath)))
     return kExitFailure;

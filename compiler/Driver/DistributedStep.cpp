@@ -27,6 +27,25 @@ static std::string recomputeList(const planner::Plan &plan,
   return list.empty() ? "none" : list;
 }
 
+/// hetg-mixed-precision's options for the plan's stages: one precision
+/// when they agree, else each stage's for its segments.
+static void choosePrecision(const planner::Plan &plan,
+                            GradientStepOptions &gradient) {
+  auto of = [](const planner::Stage &stage) {
+    return planner::precisionName(
+               stage.precision.value_or(planner::Precision::F32))
+        .str();
+  };
+  gradient.precision = of(plan.stages.front());
+  if (llvm::all_of(plan.stages, [&](const planner::Stage &stage) {
+        return of(stage) == gradient.precision;
+      }))
+    return;
+  for (const planner::Stage &stage : plan.stages)
+    for (int64_t s = stage.firstSegment; s < stage.endSegment; ++s)
+      gradient.segmentPrecision.push_back(of(stage));
+}
+
 /// hetd-partition-stages' `stage-starts` for the plan.
 static std::string stageStarts(const planner::Plan &plan) {
   std::string starts;
@@ -54,6 +73,7 @@ buildRankSteps(ModuleOp imported, DistributedStepOptions &options,
     gradient.lossTokens = options.globalBatch * options.seq;
     gradient.segment = true;
     gradient.recompute = recomputeList(plan, options.recompute);
+    choosePrecision(plan, gradient);
     if (failed(buildGradientStep(*step, gradient, progress)))
       return failure();
 

@@ -71,6 +71,9 @@ void printPlacement(const pkg::RankInfo &rank, const pkg::Program &program) {
   if (rank.device_memory_bytes() > 0)
     llvm::outs() << ", device memory " << rank.device_memory_bytes()
                  << " bytes";
+  if (rank.device_peak_tflops() > 0)
+    llvm::outs() << ", peak " << llvm::format("%g", rank.device_peak_tflops())
+                 << " TFLOP/s";
   bool one = inputs.size() == 1;
   llvm::outs() << ", " << inputs.size()
                << (one ? " micro-batch input" : " micro-batch inputs");

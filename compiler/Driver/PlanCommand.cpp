@@ -72,6 +72,14 @@ cl::opt<std::string> optimizerKind(
     cl::init("adamw"), cl::value_desc("adamw|sgd"),
     cl::desc("The optimizer whose state the plan must hold (default adamw)"));
 
+cl::opt<std::string> precisionFlag(
+    "precision", cl::sub(planSubcommand), cl::cat(planCategory),
+    cl::init("f32"), cl::value_desc("f32|bf16|f16|auto"),
+    cl::desc("What the stages compute in (as hetc compile --precision): "
+             "bf16 and f16 halve activation memory and use the GPUs' tensor "
+             "rates; auto: bf16 where all of a stage's GPUs have it, else f16 "
+             "(default f32)"));
+
 cl::opt<std::string> tracePath(
     "trace", cl::sub(planSubcommand), cl::cat(planCategory),
     cl::value_desc("TRACE.json"),
@@ -100,9 +108,10 @@ void printPlanTable(const planner::Plan &plan,
                     const planner::SimulationResult &predicted,
                     const planner::Cluster &cluster) {
   llvm::raw_ostream &os = llvm::outs();
-  os << llvm::format("%4s %5s  %-24s %-10s %-9s %6s %6s %10s %21s %10s\n",
-                     "rank", "stage", "device", "segments", "samples", "micro",
-                     "shard", "memory", "free", "busy ms");
+  os << llvm::format("%4s %5s  %-24s %-10s %-9s %-9s %6s %6s %10s %21s "
+                     "%10s\n",
+                     "rank", "stage", "device", "segments", "precision",
+                     "samples", "micro", "shard", "memory", "free", "busy ms");
   for (int64_t rank = 0; rank < plan.numRanks(); ++rank) {
     auto [s, r] = plan.stageAndReplicaOf(rank);
     const planner::Stage &stage = plan.stages[s];
@@ -117,10 +126,14 @@ void printPlanTable(const planner::Plan &plan,
     std::string samples = llvm::formatv("[{0}, {1})", replica.firstSample,
                                         replica.firstSample +
                                             replica.numSamples);
-    os << llvm::format("%4lld %5lld  %-24s %-10s %-9s %6lld %6.3f %10s %21s "
-                       "%10.3f\n",
+    std::string precision =
+        planner::precisionName(
+            stage.precision.value_or(planner::Precision::F32))
+            .str();
+    os << llvm::format("%4lld %5lld  %-24s %-10s %-9s %-9s %6lld %6.3f %10s "
+                       "%21s %10.3f\n",
                        (long long)rank, (long long)s, replica.device.c_str(),
-                       segments.c_str(), samples.c_str(),
+                       segments.c_str(), precision.c_str(), samples.c_str(),
                        (long long)replica.microBatch, replica.shard,
                        gigabytes(used).c_str(),
                        (gigabytes(capacity - used) + " of " +
@@ -142,6 +155,11 @@ int runPlan() {
   if (optimizerKind != "adamw" && optimizerKind != "sgd")
     return usageError("--optimizer must be adamw or sgd (got '" +
                       optimizerKind + "')");
+  std::optional<planner::PrecisionChoice> precision =
+      parsePrecisionFlag(precisionFlag);
+  if (!precision)
+    return usageError("--precision must be f32, bf16, f16 or auto (got '" +
+                      precisionFlag + "')");
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -162,7 +180,7 @@ int runPlan() {
                       optimizerKind == "adamw");
   if (failed(input))
     return kExitFailure;
-  planner::CostModel cost(input->cluster, input->profile);
+  planner::CostModel cost(input->cluster, input->profile, *precision);
 
   llvm::Expected<planner::PlanResult> chosen = planner::choosePlan(
       input->cluster, cost, input->request, *strategy);

@@ -6,6 +6,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -46,6 +47,42 @@ static LogicalResult segmentForRecompute(ModuleOp module, StringRef recompute) {
   return runPipeline(module, pipeline);
 }
 
+/// "bf16", or per segment "bf16 in segments 0-3, f16 in 4-8".
+static std::string describePrecision(const GradientStepOptions &options) {
+  if (options.segmentPrecision.empty())
+    return options.precision;
+  std::string text;
+  const std::vector<std::string> &types = options.segmentPrecision;
+  for (size_t first = 0; first < types.size();) {
+    size_t end = first;
+    while (end < types.size() && types[end] == types[first])
+      ++end;
+    text += (first ? ", " : "") + types[first] + " in segment" +
+            (end - first > 1 ? "s " + std::to_string(first) + "-" +
+                                   std::to_string(end - 1)
+                             : " " + std::to_string(first));
+    first = end;
+  }
+  return text;
+}
+
+/// hetg-mixed-precision when anything computes in bf16 or f16.
+static LogicalResult
+lowerPrecision(ModuleOp module, const GradientStepOptions &options,
+               llvm::function_ref<void(const Twine &)> progress) {
+  auto isF32 = [](const std::string &type) { return type == "f32"; };
+  if (isF32(options.precision) && llvm::all_of(options.segmentPrecision, isF32))
+    return success();
+  progress("compute in " + describePrecision(options) +
+           ", with f32 master weights and optimizer state");
+  std::string pipeline =
+      "hetg-mixed-precision{precision=" + options.precision;
+  if (!options.segmentPrecision.empty())
+    pipeline += " segment-precision=" +
+                llvm::join(options.segmentPrecision, ",");
+  return runPipeline(module, pipeline + "}");
+}
+
 LogicalResult
 buildGradientStep(ModuleOp module, const GradientStepOptions &options,
                   llvm::function_ref<void(const Twine &)> progress) {
@@ -70,6 +107,8 @@ buildGradientStep(ModuleOp module, const GradientStepOptions &options,
     if (failed(segmentForRecompute(module, options.recompute)))
       return failure();
   }
+  if (failed(lowerPrecision(module, options, progress)))
+    return failure();
   progress("differentiate");
   if (failed(runPipeline(module, "hetg-autodiff,cse")))
     return failure();

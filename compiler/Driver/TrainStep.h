@@ -13,6 +13,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <string>
+#include <vector>
 
 namespace hetc::driver {
 
@@ -30,6 +31,10 @@ struct GradientStepOptions {
   bool segment = false;
   /// `--recompute`: "none", "all" or a comma-separated segment list.
   std::string recompute = "none";
+  /// What the float ops compute in (hetg-mixed-precision): f32, bf16 or
+  /// f16, overridden per segment by `segmentPrecision` (a plan's stages).
+  std::string precision = "f32";
+  std::vector<std::string> segmentPrecision;
 };
 
 /// Specializes the imported `module` to `batch` x `seq`, attaches the loss

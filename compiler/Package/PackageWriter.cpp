@@ -187,8 +187,9 @@ struct Tensors {
   }
 };
 
+/// `weights` is null when the parameters' values are not written.
 FailureOr<pkg::Program> convertProgram(hetx::ProgramOp program,
-                                       Tensors &weights, Tensors &constants) {
+                                       Tensors *weights, Tensors &constants) {
   pkg::Program out;
   out.set_rank(static_cast<int32_t>(program.getRankAttr().getInt()));
   out.set_arena_bytes(program.getArenaBytesAttr().getInt());
@@ -222,8 +223,8 @@ FailureOr<pkg::Program> convertProgram(hetx::ProgramOp program,
                                               : -1);
     if (buffer.isAlias())
       continue;
-    if (buffer.getKind() == hetx::BufferKind::parameter &&
-        failed(weights.add(buffer, *dtype)))
+    if (buffer.getKind() == hetx::BufferKind::parameter && weights &&
+        failed(weights->add(buffer, *dtype)))
       return failure();
     if (buffer.getKind() == hetx::BufferKind::constant &&
         failed(constants.add(buffer, *dtype)))
@@ -317,7 +318,8 @@ LogicalResult writeInto(ModuleOp module, const ManifestSettings &settings,
              << program.getRankAttr().getInt() << "; the ranks of a package "
              << "are 0.." << programs.size() - 1 << ", one program each";
     FailureOr<pkg::Program> converted =
-        convertProgram(program, weights, constants);
+        convertProgram(program, settings.writeWeights ? &weights : nullptr,
+                       constants);
     if (failed(converted))
       return failure();
     std::string file = programFileName(static_cast<int>(index));
@@ -334,12 +336,18 @@ LogicalResult writeInto(ModuleOp module, const ManifestSettings &settings,
     auto memory = settings.deviceMemoryBytes.find(static_cast<int>(index));
     if (memory != settings.deviceMemoryBytes.end())
       rank->set_device_memory_bytes(memory->second);
+    auto peak = settings.devicePeakTflops.find(static_cast<int>(index));
+    if (peak != settings.devicePeakTflops.end())
+      rank->set_device_peak_tflops(peak->second);
   }
 
   std::string error;
   std::map<std::string, std::string> metadata = {{"format", "hetc"}};
-  if (!writeSafetensorsFile((dir + "/" + kWeightsFile).str(), weights.list,
-                            metadata, &error) ||
+  // Without weights the manifest names the file all the same: whoever
+  // writes it later puts it there (docs/package-format.md).
+  if ((settings.writeWeights &&
+       !writeSafetensorsFile((dir + "/" + kWeightsFile).str(), weights.list,
+                             metadata, &error)) ||
       !writeSafetensorsFile((dir + "/" + kConstantsFile).str(),
                             constants.list, metadata, &error))
     return module.emitError(error);

@@ -35,11 +35,20 @@ struct ManifestSettings {
   /// By rank: the memory of the device its arena was checked against.
   /// Ranks not listed get 0 (none given).
   std::map<int, int64_t> deviceMemoryBytes;
+  /// By rank: its device's peak TFLOP/s at the rank's precision (what
+  /// `hetrun --share-gpu` splits one GPU's SMs by). Ranks not listed get 0.
+  std::map<int, double> devicePeakTflops;
+  /// False: the parameters' values are not written. The manifest still
+  /// names the weights file (`weights_file`, "weights.safetensors"), which
+  /// is written later, one tensor per PARAMETER buffer that owns its bytes
+  /// (`hetc compile --no-weights`).
+  bool writeWeights = true;
 };
 
 /// Writes `module`'s hetx.programs (one per rank, ranks 0..N-1) to the
 /// package folder `path`. A parameter several programs hold (replicas of a
-/// stage) is written once. An existing package folder at `path` is replaced;
+/// stage) is written once; without `settings.writeWeights`, no weights file
+/// is written at all. An existing package folder at `path` is replaced;
 /// anything else there is an error. Errors are emitted as diagnostics.
 mlir::LogicalResult writePackage(mlir::ModuleOp module,
                                  const ManifestSettings &settings,

@@ -32,6 +32,10 @@ constexpr llvm::StringLiteral kBatchAttr = "hetg.batch";
 constexpr llvm::StringLiteral kGradSegmentAttr = "hetg.grad_segment";
 /// hetg-recompute: the segment a recomputed clone belongs to.
 constexpr llvm::StringLiteral kRecomputedAttr = "hetg.recomputed";
+/// hetg-mixed-precision with loss scaling: on the training function, the
+/// global holding the loss scale (hetg-autodiff seeds the loss gradient
+/// with it); on that global, the scaler's settings (a dictionary).
+constexpr llvm::StringLiteral kLossScaleAttr = "hetg.loss_scale";
 
 } // namespace hetc::hetg
 

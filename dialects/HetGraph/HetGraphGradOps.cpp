@@ -146,12 +146,13 @@ CrossEntropyGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   if (!compatibleShapes(lossGrad.getShape(), perToken
                                                  ? ArrayRef<int64_t>(tokens)
                                                  : ArrayRef<int64_t>()) ||
-      lossGrad.getElementType() != logits.getElementType())
+      lossGrad.getElementType() !=
+          crossEntropyLossType(logits.getElementType()))
     return emitOptionalError(loc,
                              "'hetg.cross_entropy_grad' loss gradient "
                              "must have the loss's type: ",
                              perToken ? "one value per label" : "0-D", " of ",
-                             logits.getElementType());
+                             crossEntropyLossType(logits.getElementType()));
   types.push_back(logits);
   return success();
 }

@@ -169,7 +169,8 @@ def HetG_CrossEntropyGradOp : HetG_InferredOp<"cross_entropy_grad"> {
     `loss_grad / count` for the mean (`count` being the tokens whose label
     is not `ignore_index`), `loss_grad` for the sum, and the token's entry
     of `loss_grad` (shaped like `labels`) for `none`. Ignored tokens get a
-    zero gradient.
+    zero gradient. `loss_grad` has the loss's type (f32 for bf16 and f16
+    logits, see `hetg.cross_entropy`); the result has the logits' type.
 
     ```mlir
     %dz = hetg.cross_entropy_grad %logits, %labels, %dl

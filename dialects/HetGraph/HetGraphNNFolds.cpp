@@ -142,7 +142,7 @@ OpFoldResult CrossEntropyOp::fold(FoldAdaptor adaptor) {
       *logits, labels->ints, toEval(getReduction()), getIgnoreIndex());
   if (!loss)
     return {};
-  return writeArray(*loss, elementTypeOf(getLogits()));
+  return writeArray(*loss, crossEntropyLossType(elementTypeOf(getLogits())));
 }
 
 //===----------------------------------------------------------------------===//

@@ -504,10 +504,11 @@ LogicalResult CrossEntropyOp::inferReturnTypes(MLIRContext *,
   if (logits.getRank() < 2 || labels.getRank() != logits.getRank() - 1)
     return emitOptionalError(loc, "'hetg.cross_entropy' needs logits [N, C, "
                                   "d...] and labels [N, d...]");
+  Type loss = crossEntropyLossType(logits.getElementType());
   if (adaptor.getReduction() == LossReduction::none)
-    types.push_back(labels.clone(logits.getElementType()));
+    types.push_back(labels.clone(loss));
   else
-    types.push_back(RankedTensorType::get({}, logits.getElementType()));
+    types.push_back(RankedTensorType::get({}, loss));
   return success();
 }
 

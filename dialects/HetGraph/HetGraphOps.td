@@ -536,9 +536,16 @@ def HetG_CrossEntropyOp : HetG_InferredOp<"cross_entropy", [HetG_Differentiable]
     on dimension 1), `labels` is `[N, d...]`. Labels equal to `ignore_index`
     contribute nothing and are left out of the mean.
 
+    The loss has the logits' element type, except that bf16 and f16 logits
+    give an f32 loss: mixed-precision training computes the logits in the
+    low type but keeps the loss (and its gradient seed) in f32, and the
+    log-sum-exp is computed in f32 either way.
+
     ```mlir
     %l = hetg.cross_entropy %logits, %labels
         <{reduction = #hetg<loss_reduction mean>}> : tensor<32x256xf32>, tensor<32xi64>
+    %m = hetg.cross_entropy %low, %labels
+        <{reduction = #hetg<loss_reduction sum>}> : tensor<32x256xbf16>, tensor<32xi64>
     ```
   }];
   let arguments = (ins HetG_FloatTensor:$logits, HetG_IndexTensor:$labels,

@@ -127,6 +127,12 @@ int64_t slicedSize(int64_t size, int64_t start, int64_t end, int64_t step) {
   return (e - s + step - 1) / step;
 }
 
+mlir::Type crossEntropyLossType(mlir::Type logits) {
+  if (logits.isBF16() || logits.isF16())
+    return mlir::Float32Type::get(logits.getContext());
+  return logits;
+}
+
 std::optional<int64_t> staticElementCount(llvm::ArrayRef<int64_t> shape) {
   int64_t count = 1;
   for (int64_t dim : shape) {

@@ -44,6 +44,11 @@ int64_t slicedSize(int64_t size, int64_t start, int64_t end, int64_t step);
 std::pair<int64_t, int64_t> clampSliceBounds(int64_t size, int64_t start,
                                              int64_t end);
 
+/// The element type of hetg.cross_entropy's loss for logits of `logits`:
+/// f32 for bf16 and f16 logits (a low-precision loss would round away the
+/// small differences training follows), else the logits' type.
+mlir::Type crossEntropyLossType(mlir::Type logits);
+
 /// Product of static dimensions; nullopt if any is dynamic.
 std::optional<int64_t> staticElementCount(llvm::ArrayRef<int64_t> shape);
 

@@ -2,12 +2,14 @@
 
 #include "runtime/cpu/Elementwise.h"
 
+#include "runtime/base/Half.h"
 #include "runtime/cpu/internal/Broadcast.h"
 #include "runtime/cpu/internal/Convert.h"
 #include "runtime/cpu/internal/Dispatch.h"
 #include "runtime/cpu/internal/Parallel.h"
 #include "runtime/cpu/internal/Reduction.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -381,10 +383,80 @@ Status reduceToShape(const TensorView &grad, const TensorView &out,
   return okStatus();
 }
 
+namespace {
+
+bool isHalf(DType dtype) {
+  return dtype == DType::kBF16 || dtype == DType::kF16;
+}
+
+/// Elements [b, e) of `in` as f32: bf16 and f16 exactly, others by the
+/// conversion rules of cast.
+void readAsFloat(const TensorView &in, int64_t b, int64_t e, float *values) {
+  const uint16_t *bits = in.as<uint16_t>();
+  if (in.dtype == DType::kBF16) {
+    for (int64_t i = b; i < e; ++i)
+      values[i - b] = bf16ToFloat(bits[i]);
+  } else if (in.dtype == DType::kF16) {
+    for (int64_t i = b; i < e; ++i)
+      values[i - b] = f16ToFloat(bits[i]);
+  } else {
+    internal::visitDType(in.dtype, [&](auto tag) {
+      using From = decltype(tag);
+      const From *src = in.as<From>();
+      for (int64_t i = b; i < e; ++i)
+        values[i - b] = internal::convertValue<float, From>(src[i]);
+      return 0;
+    });
+  }
+}
+
+/// Writes f32 `values` to elements [b, e) of `out`: rounded to nearest even
+/// for bf16 and f16, by the conversion rules of cast otherwise.
+void writeFromFloat(const float *values, int64_t b, int64_t e,
+                    const TensorView &out) {
+  uint16_t *bits = out.as<uint16_t>();
+  if (out.dtype == DType::kBF16) {
+    for (int64_t i = b; i < e; ++i)
+      bits[i] = floatToBf16(values[i - b]);
+  } else if (out.dtype == DType::kF16) {
+    for (int64_t i = b; i < e; ++i)
+      bits[i] = floatToF16(values[i - b]);
+  } else {
+    internal::visitDType(out.dtype, [&](auto tag) {
+      using To = decltype(tag);
+      To *dst = out.as<To>();
+      for (int64_t i = b; i < e; ++i)
+        dst[i] = internal::convertValue<To, float>(values[i - b]);
+      return 0;
+    });
+  }
+}
+
+/// A cast from or to bf16 or f16 goes through f32, as the GPU's does: the
+/// 16-bit values widen exactly and narrowing rounds once (an f64 or a large
+/// integer is first rounded to f32).
+void castThroughFloat(const TensorView &in, const TensorView &out) {
+  constexpr int64_t kChunk = 1024;
+  parallelFor(in.numel(), kElementGrain, [&](int64_t b, int64_t e) {
+    float values[kChunk];
+    for (int64_t first = b; first < e; first += kChunk) {
+      int64_t end = std::min(e, first + kChunk);
+      readAsFloat(in, first, end, values);
+      writeFromFloat(values, first, end, out);
+    }
+  });
+}
+
+} // namespace
+
 Status cast(const TensorView &in, const TensorView &out) {
   HETC_RETURN_IF_ERROR(checkOperand(in, "in"), "cast");
   HETC_RETURN_IF_ERROR(checkOperand(out, "out"), "cast");
   HETC_RETURN_IF_ERROR(checkShape(out, in.shape, "out"), "cast");
+  if (isHalf(in.dtype) || isHalf(out.dtype)) {
+    castThroughFloat(in, out);
+    return okStatus();
+  }
   int64_t n = in.numel();
   internal::visitDType(in.dtype, [&](auto fromTag) {
     using From = decltype(fromTag);

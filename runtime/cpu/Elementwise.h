@@ -44,7 +44,9 @@ Status reduceToShape(const TensorView &grad, const TensorView &out,
 
 // out = in converted to out's dtype (same shape). Float to integer truncates
 // toward zero and saturates at the integer's range (NaN gives 0); anything to
-// bool tests for non-zero; bool is 0 or 1.
+// bool tests for non-zero; bool is 0 or 1. Casts from or to bf16 and f16 go
+// through f32: 16-bit values widen exactly, and narrowing to them rounds to
+// nearest even (overflow gives infinity).
 Status cast(const TensorView &in, const TensorView &out);
 
 } // namespace hetc::runtime::cpu

@@ -1,4 +1,4 @@
-//===- Norms.h - layer norm and RMS norm (CUDA) -------------------*- C++ -*-===//
+//===- Norms.h - layer norm and RMS norm (CUDA) -----------------*- C++ -*-===//
 
 #ifndef HETC_RUNTIME_CUDA_NORMS_H
 #define HETC_RUNTIME_CUDA_NORMS_H
@@ -8,10 +8,14 @@
 
 // The kernels of runtime/cpu/Norms.h on the current stream (Stream.h):
 // device pointers; float tensors may be f32, bf16 or f16 (computed in f32).
+// x, y, dy and dx share one dtype; scale, bias, dscale and dbias share one
+// (it may differ from x's: f32 parameters with bf16 activations); mean and
+// rstd are f32. The parameter gradients are summed in a fixed order (no
+// atomics): the results are bitwise reproducible.
 
 namespace hetc::runtime::cuda {
 
-// x is viewed as [rows, cols] with cols = prod(shape[axis:]). All f32.
+// x is viewed as [rows, cols] with cols = prod(shape[axis:]).
 // y = (x - mean) * rstd * scale + bias, rstd = 1 / sqrt(var + epsilon) with
 // the biased variance. scale and bias (either may be null) have shape
 // x.shape[axis:]; mean and rstd (either may be null; backward needs both) have

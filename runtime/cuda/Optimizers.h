@@ -1,8 +1,17 @@
-//===- Optimizers.h - SGD, AdamW, gradient clipping (CUDA) --------*- C++ -*-===//
+//===- Optimizers.h - SGD, AdamW and the global norm on the GPU -*- C++ -*-===//
 //
-// Each update works on one tensor (or one shard of it: a replica that owns a
-// slice of the optimizer state passes views of its slice). Hyperparameters
-// are doubles because torch computes its scalar factors in Python floats.
+// The updates of runtime/cpu/Optimizers.h that the executor calls (sgd,
+// adamw, global_norm), with the same signatures, on device pointers and the
+// current stream (Stream.h). The CPU's host-returning helpers
+// (sumOfSquares, clipCoefficient, scaleTensors, clipGradNorm) are left out:
+// they hand a value back to the host, which would need a synchronization.
+//
+// Nothing here reads device memory on the host: AdamW's step count is read
+// by the kernel, and its bias corrections are computed there in double as
+// the CPU computes them, so a captured CUDA graph replays later steps
+// correctly. f32 results equal the CPU's to the last bit (the device's pow
+// may differ from the host's by a double ulp, which can move a rounded
+// factor by one float ulp in rare cases).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,8 +22,7 @@
 #include "runtime/base/Tensor.h"
 #include "runtime/cuda/Stream.h"
 
-// The kernels of runtime/cpu/Optimizers.h on the current stream (Stream.h):
-// device pointers; float tensors may be f32, bf16 or f16 (computed in f32).
+#include <vector>
 
 namespace hetc::runtime::cuda {
 
@@ -22,6 +30,8 @@ using runtime::SgdOptions;
 using runtime::AdamWOptions;
 
 // torch.optim.SGD without momentum: p -= lr * (g + weightDecay * p).
+// param and grad are f32, bf16 or f16 (each its own), of one shape; a 16-bit
+// param is updated in f32 and rounded once.
 Status sgdStep(const TensorView &param, const TensorView &grad,
                const SgdOptions &options);
 
@@ -30,32 +40,31 @@ Status sgdStep(const TensorView &param, const TensorView &grad,
 //   p *= 1 - lr * wd                       (if applyWeightDecay)
 //   m = lerp(m, g, 1 - beta1);  v = beta2 * v + (1 - beta2) * g * g
 //   p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
-// param, grad, m (exp_avg) and v (exp_avg_sq) are f32 of one shape; m and v
-// start at zero.
+// param, m (exp_avg) and v (exp_avg_sq) are f32 (master weights) of one
+// shape; grad is f32, bf16 or f16 of that shape. m and v start at zero.
+// `step` stays on the device: the host checks only that it has one element;
+// a step count that is not a whole number >= 1 (the CPU's error) makes the
+// kernel write NaN into param, since it cannot return an error.
 Status adamwStep(const TensorView &param, const TensorView &grad,
                  const TensorView &m, const TensorView &v,
                  const TensorView &step, const AdamWOptions &options);
 
-// *sumSquares = sum of g^2 over all the tensors (f32), in double, in an order
-// fixed by the tensors alone. A sharded run sums the shards' values (an
-// all-reduce) before clipping.
-Status sumOfSquares(const std::vector<TensorView> &grads, double *sumSquares);
-
-// out (0-D f32 or f64) = sqrt(sumOfSquares(grads)): hetg.global_norm, the
-// L2 norm clip_grad_norm_ computes before clipping.
+// out (0-D f32 or f64) = the L2 norm of all the tensors (f32, bf16 or f16):
+// hetg.global_norm, what clip_grad_norm_ computes before clipping. Squares
+// are summed in double in an order fixed by the tensors' sizes alone (per
+// chunk, then the chunks in order), so the result is deterministic.
 Status globalNorm(const std::vector<TensorView> &grads, const TensorView &out);
 
-// torch.nn.utils.clip_grad_norm_'s factor: min(1, maxNorm / (norm + 1e-6)).
-double clipCoefficient(double totalNorm, double maxNorm);
-
-// Multiplies every tensor by `factor` (f32).
-Status scaleTensors(const std::vector<TensorView> &tensors, float factor);
-
-// clip_grad_norm_ (L2) over the tensors: computes the total norm (returned in
-// *totalNorm when non-null) and scales all of them by clipCoefficient when
-// it is below 1.
-Status clipGradNorm(const std::vector<TensorView> &grads, double maxNorm,
-                    double *totalNorm);
+// CUDA only: AdamW over many tensors with one launch per 64 tensors (the
+// multi_tensor_apply of apex and torch's fused AdamW). Each element of
+// `tensors` is checked as adamwStep checks its operands; the tensors must
+// not overlap. Every tensor gets the same step count and options (group
+// tensors with and without weight decay into separate calls).
+struct AdamWTensors {
+  TensorView param, grad, m, v;
+};
+Status multiTensorAdamW(const std::vector<AdamWTensors> &tensors,
+                        const TensorView &step, const AdamWOptions &options);
 
 } // namespace hetc::runtime::cuda
 

@@ -1,3 +1,332 @@
-//===- Reduce.cu ---------------------------------------------------------===//
+//===- Reduce.cu ----------------------------------------------------------===//
+//
+// Deterministic reductions without atomics: every output element is reduced
+// by a fixed set of threads in a fixed order (a function of the shapes
+// only), so repeated runs give the same bits.
+//
+// The host collapses x into alternating kept and reduced dimension groups
+// (as runtime/cpu does). When the innermost group is kept and wide, a block
+// of C x BY threads covers C adjacent outputs (C = 32, or down to 32 bytes
+// per row when outputs are few): reads stay coalesced along the kept
+// dimension and the BY thread rows split the reduced elements
+// (reduceColumnsKernel). Otherwise G threads (a power of two up to 512)
+// share each output, striding over its reduced elements, and combine
+// through warp shuffles and shared memory (reduceGroupsKernel); when the
+// reduced axes are the innermost ones, the G threads read one contiguous run.
+//
+//===----------------------------------------------------------------------===//
 
 #include "runtime/cuda/Reduce.h"
+
+#include "runtime/cuda/internal/DeviceFloat.cuh"
+#include "runtime/cuda/internal/StridedIndex.cuh"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace hetc::runtime::cuda {
+namespace {
+
+using internal::StridedIndex;
+using internal::StridedLayout;
+
+// Sums accumulate in double like runtime/cpu: the fp64 adds cost far less
+// than the memory traffic. The max accumulates in f32 (it is exact).
+template <bool kMax> struct Reduction;
+
+template <> struct Reduction<false> {
+  using Acc = double;
+  static __device__ __forceinline__ double init() { return 0.0; }
+  template <typename T> static __device__ __forceinline__ double load(T v) {
+    return static_cast<double>(internal::load(v));
+  }
+  static __device__ __forceinline__ double combine(double a, double b) {
+    return a + b;
+  }
+  template <typename T>
+  static __device__ __forceinline__ T finish(double acc, double scale) {
+    return internal::store<T>(static_cast<float>(acc * scale));
+  }
+};
+
+template <> struct Reduction<true> {
+  using Acc = float;
+  static __device__ __forceinline__ float init() { return -INFINITY; }
+  template <typename T> static __device__ __forceinline__ float load(T v) {
+    return internal::load(v);
+  }
+  // NaN wins, as in runtime/cpu: once a NaN is taken nothing replaces it.
+  static __device__ __forceinline__ float combine(float a, float b) {
+    return (b > a || isnan(b)) ? b : a;
+  }
+  template <typename T>
+  static __device__ __forceinline__ T finish(float acc, double) {
+    return internal::store<T>(acc);
+  }
+};
+
+/// Combines `v` over the G consecutive threadIdx.x lanes of an output group;
+/// the result is valid in lane 0. G is a power of two; `partials` holds one
+/// slot per warp of the block. Every thread of the block must call it.
+template <typename R>
+__device__ typename R::Acc groupReduce(typename R::Acc v, int G,
+                                       typename R::Acc *partials) {
+  int width = G < 32 ? G : 32;
+  for (int off = width / 2; off > 0; off /= 2)
+    v = R::combine(v, __shfl_down_sync(0xffffffffu, v, off, width));
+  if (G <= 32)
+    return v;
+  // G > 32: the group is G / 32 whole warps (threadIdx.y picks the group).
+  int perGroup = G / 32;
+  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  typename R::Acc *mine = partials + threadIdx.y * perGroup;
+  if (lane == 0)
+    mine[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < perGroup ? mine[lane] : R::init();
+    for (int off = 16; off > 0; off /= 2)
+      v = R::combine(v, __shfl_down_sync(0xffffffffu, v, off));
+  }
+  __syncthreads(); // `partials` is reused for the next outputs
+  return v;
+}
+
+/// blockDim = (G, Y): G lanes per output, Y outputs per block (G * Y <=
+/// 1024, a multiple of 32). Output o reduces x[kept.offset(o) +
+/// red.offset(r)] for r in [0, reduceCount).
+template <typename T, typename I, bool kMax>
+__global__ void __launch_bounds__(512) reduceGroupsKernel(const T *x, T *y, StridedIndex<I> kept,
+                                   StridedIndex<I> red, int64_t numOutputs,
+                                   int64_t reduceCount, double scale) {
+  using R = Reduction<kMax>;
+  using Acc = typename R::Acc;
+  __shared__ Acc partials[32]; // one per warp
+  const int G = blockDim.x, lane = threadIdx.x;
+  const int64_t step = int64_t(gridDim.x) * blockDim.y;
+  // The loop bound depends on the block only: all threads reach the
+  // shuffles and barriers of groupReduce together.
+  for (int64_t first = int64_t(blockIdx.x) * blockDim.y; first < numOutputs;
+       first += step) {
+    int64_t o = first + threadIdx.y;
+    Acc acc = R::init();
+    if (o < numOutputs) {
+      I base = kept.offset(static_cast<I>(o));
+      for (int64_t r = lane; r < reduceCount; r += G)
+        acc = R::combine(acc,
+                         R::load(x[base + red.offset(static_cast<I>(r))]));
+    }
+    acc = groupReduce<R>(acc, G, partials);
+    if (o < numOutputs && lane == 0)
+      y[o] = R::template finish<T>(acc, scale);
+  }
+}
+
+/// blockDim = (C, BY), C * BY <= 1024: threadIdx.x picks one of C adjacent
+/// outputs along the innermost kept group (stride 1 in x), threadIdx.y
+/// strides over the reduced elements. Output (o, c) reduces
+/// x[outer.offset(o) + c + red.offset(r)].
+template <typename T, typename I, bool kMax>
+__global__ void __launch_bounds__(1024)
+    reduceColumnsKernel(const T *x, T *y, StridedIndex<I> outer,
+                        StridedIndex<I> red, int64_t numOuter, int64_t inner,
+                        int64_t reduceCount, double scale) {
+  using R = Reduction<kMax>;
+  using Acc = typename R::Acc;
+  __shared__ Acc partials[1024]; // [threadIdx.y][threadIdx.x]
+  const int C = blockDim.x;
+  const int64_t colTiles = (inner + C - 1) / C;
+  const int64_t numTiles = numOuter * colTiles;
+  for (int64_t t = blockIdx.x; t < numTiles; t += gridDim.x) {
+    int64_t o = t / colTiles;
+    int64_t c = (t - o * colTiles) * C + threadIdx.x;
+    Acc acc = R::init();
+    if (c < inner) {
+      I base = outer.offset(static_cast<I>(o)) + static_cast<I>(c);
+      for (int64_t r = threadIdx.y; r < reduceCount; r += blockDim.y)
+        acc = R::combine(acc,
+                         R::load(x[base + red.offset(static_cast<I>(r))]));
+    }
+    partials[threadIdx.y * C + threadIdx.x] = acc;
+    __syncthreads();
+    if (threadIdx.y == 0 && c < inner) {
+      for (unsigned k = 1; k < blockDim.y; ++k)
+        acc = R::combine(acc, partials[k * C + threadIdx.x]);
+      y[o * inner + c] = R::template finish<T>(acc, scale);
+    }
+    __syncthreads(); // `partials` is reused for the next tile
+  }
+}
+
+// Innermost kept groups at least this wide use reduceColumnsKernel.
+constexpr int64_t kMinColumns = 16;
+// About the threads an H100 keeps resident; more only lengthens the tail.
+constexpr int64_t kFillThreads = int64_t(1) << 18;
+// Fewer blocks than this leave SMs idle.
+constexpr int64_t kFewBlocks = 264;
+
+struct ReducePlan {
+  StridedLayout kept;  // output index -> x offset (all kept groups)
+  StridedLayout outer; // kept groups but the innermost one
+  StridedLayout red;   // reduced element index -> x offset
+  int64_t inner = 1;   // size of the innermost group when it is kept
+  bool columns = false;
+  int64_t reduceCount = 1;
+};
+
+// Collapse as runtime/cpu does: size-1 dims vanish, neighbours of the same
+// kind merge; group strides are those of contiguous x.
+ReducePlan planReduce(const Shape &shape, const std::vector<bool> &reduced) {
+  struct Group {
+    int64_t size, stride;
+    bool reduced;
+  };
+  std::vector<Group> groups;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == 1)
+      continue;
+    if (!groups.empty() && groups.back().reduced == reduced[k])
+      groups.back().size *= shape[k];
+    else
+      groups.push_back({shape[k], 0, reduced[k]});
+  }
+  int64_t stride = 1;
+  for (size_t g = groups.size(); g-- > 0;) {
+    groups[g].stride = stride;
+    stride *= groups[g].size;
+  }
+  ReducePlan plan;
+  bool lastKept = !groups.empty() && !groups.back().reduced;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    StridedLayout &to = groups[g].reduced ? plan.red : plan.kept;
+    to.dims.push_back(groups[g].size);
+    to.strides.push_back(groups[g].stride);
+    if (!groups[g].reduced && !(lastKept && g + 1 == groups.size())) {
+      plan.outer.dims.push_back(groups[g].size);
+      plan.outer.strides.push_back(groups[g].stride);
+    }
+  }
+  plan.inner = lastKept ? groups.back().size : 1;
+  plan.columns = lastKept && plan.inner >= kMinColumns;
+  plan.reduceCount = numElements(plan.red.dims);
+  return plan;
+}
+
+template <typename T, typename I, bool kMax>
+Status launchReduce(const ReducePlan &plan, const T *x, T *y,
+                    int64_t numOutputs, double scale, const char *name) {
+  StridedIndex<I> red, outer;
+  if (!internal::makeIndex(plan.red, &red) ||
+      !internal::makeIndex(plan.columns ? plan.outer : plan.kept, &outer))
+    return unimplemented(name, ": x has more than ",
+                         internal::kMaxStridedDims,
+                         " alternating kept and reduced dimension groups");
+  cudaStream_t stream = currentStream();
+  if (plan.columns) {
+    int64_t numOuter = numElements(plan.outer.dims);
+    // 32 columns per block; fewer (down to one 32-byte sector per row)
+    // when that leaves too few blocks, e.g. a bias gradient [B*T, C] -> [C].
+    int64_t cols = 32, minCols = std::max<int64_t>(1, 32 / sizeof(T));
+    auto tilesOf = [&](int64_t c) {
+      return numOuter * ((plan.inner + c - 1) / c);
+    };
+    while (cols > minCols && tilesOf(cols) < kFewBlocks)
+      cols /= 2;
+    int64_t tiles = tilesOf(cols);
+    int64_t rows = 1;
+    while (cols * rows < 1024 && rows < plan.reduceCount &&
+           tiles * cols * rows < kFillThreads)
+      rows *= 2;
+    reduceColumnsKernel<T, I, kMax>
+        <<<internal::gridFor(tiles, 1),
+           dim3(static_cast<unsigned>(cols), static_cast<unsigned>(rows)), 0,
+           stream>>>(x, y, outer, red, numOuter, plan.inner,
+                     plan.reduceCount, scale);
+  } else {
+    // About 4 or more reduced elements per lane.
+    int lanes = 1;
+    while (lanes < 512 && lanes * int64_t(4) < plan.reduceCount)
+      lanes *= 2;
+    int perBlock = lanes >= 256 ? 1 : 256 / lanes;
+    reduceGroupsKernel<T, I, kMax>
+        <<<internal::gridFor(numOutputs, perBlock), dim3(lanes, perBlock), 0,
+           stream>>>(x, y, outer, red, numOutputs, plan.reduceCount, scale);
+  }
+  return launchStatus(name);
+}
+
+template <typename T>
+Status reduceAs(ReduceOp op, const ReducePlan &plan, const TensorView &x,
+                const TensorView &y, double scale, bool small,
+                const char *name) {
+  const T *in = x.as<T>();
+  T *out = y.as<T>();
+  int64_t n = y.numel();
+  if (op == ReduceOp::kMax)
+    return small ? launchReduce<T, int32_t, true>(plan, in, out, n, scale, name)
+                 : launchReduce<T, int64_t, true>(plan, in, out, n, scale, name);
+  return small ? launchReduce<T, int32_t, false>(plan, in, out, n, scale, name)
+               : launchReduce<T, int64_t, false>(plan, in, out, n, scale, name);
+}
+
+} // namespace
+
+Status reduce(ReduceOp op, const TensorView &x,
+              const std::vector<int64_t> &axes, bool keepDims,
+              const TensorView &y) {
+  const char *name = op == ReduceOp::kSum    ? "reduce_sum"
+                     : op == ReduceOp::kMean ? "reduce_mean"
+                                             : "reduce_max";
+  if (x.dtype != DType::kF32 && x.dtype != DType::kBF16 &&
+      x.dtype != DType::kF16)
+    return invalidArgument(name, ": x must be f32, bf16 or f16, got ",
+                           x.describe());
+  HETC_RETURN_IF_ERROR(checkData(x, "x"), name);
+  HETC_RETURN_IF_ERROR(checkDType(y, x.dtype, "y"), name);
+  HETC_RETURN_IF_ERROR(checkData(y, "y"), name);
+  std::vector<bool> reduced(x.shape.size(), false);
+  for (int64_t axis : axes) {
+    int64_t a;
+    HETC_RETURN_IF_ERROR(normalizeAxis(axis, x.rank(), &a), name);
+    if (reduced[a])
+      return invalidArgument(name, ": axis ", axis, " is listed twice");
+    reduced[a] = true;
+  }
+  Shape expected;
+  int64_t count = 1;
+  for (size_t k = 0; k < x.shape.size(); ++k) {
+    if (!reduced[k])
+      expected.push_back(x.shape[k]);
+    else {
+      count *= x.shape[k];
+      if (keepDims)
+        expected.push_back(1);
+      if (op == ReduceOp::kMax && x.shape[k] == 0)
+        return invalidArgument(name, ": cannot take the maximum over axis ",
+                               k, " of size 0 (x is ", x.describe(), ")");
+    }
+  }
+  HETC_RETURN_IF_ERROR(checkShape(y, expected, "y"), name);
+  double scale = op == ReduceOp::kMean
+                     ? (count == 0 ? std::numeric_limits<double>::quiet_NaN()
+                                   : 1.0 / static_cast<double>(count))
+                     : 1.0;
+  int64_t numOutputs = y.numel();
+  if (numOutputs == 0)
+    return okStatus();
+  ReducePlan plan = planReduce(x.shape, reduced);
+  // Every offset is below x's element count; output indices below y's.
+  bool small = std::max(x.numel(), numOutputs) <=
+               std::numeric_limits<int32_t>::max();
+  switch (x.dtype) {
+  case DType::kBF16:
+    return reduceAs<__nv_bfloat16>(op, plan, x, y, scale, small, name);
+  case DType::kF16:
+    return reduceAs<__half>(op, plan, x, y, scale, small, name);
+  default:
+    return reduceAs<float>(op, plan, x, y, scale, small, name);
+  }
+}
+
+} // namespace hetc::runtime::cuda

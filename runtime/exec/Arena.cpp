@@ -9,35 +9,38 @@
 
 namespace hetc::runtime::exec {
 
-Arena::~Arena() { std::free(data_); }
+Arena::~Arena() { release(); }
 
 Arena::Arena(Arena &&other) noexcept
-    : data_(std::exchange(other.data_, nullptr)),
+    : device_(std::exchange(other.device_, nullptr)),
+      data_(std::exchange(other.data_, nullptr)),
       size_(std::exchange(other.size_, 0)) {}
 
 Arena &Arena::operator=(Arena &&other) noexcept {
   if (this != &other) {
-    std::free(data_);
+    release();
+    device_ = std::exchange(other.device_, nullptr);
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
   }
   return *this;
 }
 
-Status Arena::allocate(int64_t bytes) {
-  if (bytes < 0)
-    return invalidArgument("arena: negative size ", bytes);
-  std::free(data_);
+void Arena::release() {
+  if (data_)
+    device_->release(data_);
   data_ = nullptr;
   size_ = 0;
-  // aligned_alloc wants a multiple of the alignment (and a non-zero size).
-  int64_t rounded =
-      std::max<int64_t>(kArenaAlignment, (bytes + kArenaAlignment - 1) /
-                                             kArenaAlignment * kArenaAlignment);
-  void *memory = std::aligned_alloc(kArenaAlignment, static_cast<size_t>(rounded));
-  if (!memory)
-    return resourceExhausted("arena: cannot allocate ", bytes, " bytes");
-  std::memset(memory, 0, static_cast<size_t>(rounded));
+}
+
+Status Arena::allocate(Device &device, int64_t bytes) {
+  if (bytes < 0)
+    return invalidArgument("arena: negative size ", bytes);
+  release();
+  device_ = &device;
+  void *memory = nullptr;
+  HETC_RETURN_IF_ERROR(device.allocate(bytes, &memory), "arena of ", bytes,
+                       " bytes on ", device.describe());
   data_ = static_cast<uint8_t *>(memory);
   size_ = bytes;
   return okStatus();
@@ -143,6 +146,7 @@ Status BufferTable::build(const hetc::pkg::Program &program,
                           const Arena &arena) {
   views_.clear();
   roots_.clear();
+  device_ = arena.device();
   views_.reserve(program.buffers_size());
   roots_.reserve(program.buffers_size());
   for (const hetc::pkg::Buffer &buffer : program.buffers()) {
@@ -159,10 +163,10 @@ Status BufferTable::build(const hetc::pkg::Program &program,
   return okStatus();
 }
 
-float *BufferTable::scratch(int slot, int64_t count) {
-  std::vector<float> &space = scratch_[slot];
-  if (static_cast<int64_t>(space.size()) < count)
-    space.resize(static_cast<size_t>(count));
+void *BufferTable::scratch(int slot, int64_t bytes) {
+  Arena &space = scratch_[slot];
+  if (space.size() < bytes && !space.allocate(*device_, bytes).ok())
+    return nullptr;
   return space.data();
 }
 

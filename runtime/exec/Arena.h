@@ -1,10 +1,10 @@
 //===- Arena.h - a rank's arena and the views of its buffers ----*- C++ -*-===//
 //
 // A rank's program places every buffer at a static byte offset of one arena
-// (docs/package-format.md). The Arena is that single allocation, 64-byte
-// aligned; the BufferTable turns the program's buffer list into one
-// TensorView per buffer id (an alias views its target's bytes with its own
-// shape) for the kernel adapters.
+// (docs/package-format.md). The Arena is that single allocation, made on
+// the rank's Device (host or GPU memory); the BufferTable turns the
+// program's buffer list into one TensorView per buffer id (an alias views
+// its target's bytes with its own shape) for the kernel adapters.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +12,7 @@
 #define HETC_RUNTIME_EXEC_ARENA_H
 
 #include "runtime/base/Tensor.h"
+#include "runtime/exec/Device.h"
 #include "runtime/package/hetpkg.pb.h"
 
 #include <cstdint>
@@ -22,7 +23,8 @@ namespace hetc::runtime::exec {
 /// Bytes every arena (and every owning buffer offset) is aligned to.
 constexpr int64_t kArenaAlignment = 64;
 
-/// One zero-filled, 64-byte-aligned allocation. Move-only.
+/// One zero-filled allocation on a Device, at least 64-byte aligned.
+/// Move-only; the device must outlive it.
 class Arena {
 public:
   Arena() = default;
@@ -32,14 +34,18 @@ public:
   Arena(const Arena &) = delete;
   Arena &operator=(const Arena &) = delete;
 
-  /// Allocates `bytes` (>= 0) zeroed bytes, replacing any earlier
-  /// allocation. RESOURCE_EXHAUSTED when the allocation fails.
-  Status allocate(int64_t bytes);
+  /// Allocates `bytes` (>= 0) zeroed bytes on `device`, replacing any
+  /// earlier allocation. RESOURCE_EXHAUSTED when the allocation fails.
+  Status allocate(Device &device, int64_t bytes);
 
   uint8_t *data() const { return data_; }
   int64_t size() const { return size_; }
+  Device *device() const { return device_; }
 
 private:
+  void release();
+
+  Device *device_ = nullptr;
   uint8_t *data_ = nullptr;
   int64_t size_ = 0;
 };
@@ -72,17 +78,24 @@ public:
   const TensorView &view(int id) const { return views_[id]; }
   /// The buffer that owns `id`'s bytes (itself unless it is an alias).
   int rootOf(int id) const { return roots_[id]; }
+  /// Points buffer `id`'s view at other memory for the length of one
+  /// launch (the widened copies of kernels/HalfPromotion.h); the caller
+  /// puts the original view back.
+  void setView(int id, TensorView view) { views_[id] = std::move(view); }
 
-  /// Scratch space for adapters that recompute forward statistics (the
-  /// mean and rstd of layer_norm_grad, attention_grad's output and
-  /// log-sum-exp): `count` floats in slot `slot` (0..3), kept between
-  /// launches so steady-state steps do not allocate.
-  float *scratch(int slot, int64_t count);
+  /// Scratch space on the arena's device for adapters that recompute
+  /// forward statistics (the mean and rstd of layer_norm_grad,
+  /// attention_grad's output and log-sum-exp): `bytes` bytes in slot `slot`
+  /// (0..3), kept between launches so that steady-state steps do not
+  /// allocate (and GPU steps can be replayed as graphs). Null when the
+  /// allocation fails.
+  void *scratch(int slot, int64_t bytes);
 
 private:
   std::vector<TensorView> views_;
   std::vector<int> roots_;
-  std::vector<float> scratch_[4];
+  Device *device_ = nullptr;
+  Arena scratch_[4];
 };
 
 } // namespace hetc::runtime::exec

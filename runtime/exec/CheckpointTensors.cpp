@@ -127,13 +127,14 @@ Status joinPieces(const char *what, const std::string &name,
 
 } // namespace
 
-RankTensors takeRankTensors(const RankExecutor &executor) {
-  RankTensors tensors;
-  tensors.rank = executor.rank();
-  tensors.parameters = executor.snapshot(hetc::pkg::PARAMETER);
-  tensors.optimizerState = executor.snapshot(hetc::pkg::OPTIMIZER_STATE);
-  tensors.wholeShapes = wholeShapesOf(executor.program());
-  return tensors;
+Status takeRankTensors(const RankExecutor &executor, RankTensors *tensors) {
+  tensors->rank = executor.rank();
+  HETC_RETURN_IF_ERROR(
+      executor.snapshot(hetc::pkg::PARAMETER, &tensors->parameters));
+  HETC_RETURN_IF_ERROR(
+      executor.snapshot(hetc::pkg::OPTIMIZER_STATE, &tensors->optimizerState));
+  tensors->wholeShapes = wholeShapesOf(executor.program());
+  return okStatus();
 }
 
 std::map<std::string, std::vector<int64_t>>

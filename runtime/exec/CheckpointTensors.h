@@ -33,7 +33,7 @@ std::map<std::string, std::vector<int64_t>>
 wholeShapesOf(const hetc::pkg::Program &program);
 
 /// The rank's parameters and optimizer state now (RankExecutor::snapshot).
-RankTensors takeRankTensors(const RankExecutor &executor);
+Status takeRankTensors(const RankExecutor &executor, RankTensors *tensors);
 
 struct CheckpointTensors {
   std::vector<hetc::package::NamedTensor> parameters;

@@ -24,8 +24,9 @@ std::string describeLoaded(const Buffer &buffer) {
          describeBuffer(buffer);
 }
 
-// Copies `tensor` (from `file`) into the bytes of `buffer`, named alike.
-Status loadNamed(const Buffer &buffer, const TensorView &view,
+// Copies `tensor` (from `file`) into the bytes of `buffer`, named alike, on
+// `device`.
+Status loadNamed(Device &device, const Buffer &buffer, const TensorView &view,
                  const NamedTensor &tensor, const char *file) {
   std::string what = describeLoaded(buffer);
   std::vector<int64_t> shape(buffer.shape().begin(), buffer.shape().end());
@@ -37,9 +38,8 @@ Status loadNamed(const Buffer &buffer, const TensorView &view,
   if (tensor.data.size() != view.byteSize())
     return dataLoss("tensor '", tensor.name, "' in ", file, " has ",
                     tensor.data.size(), " bytes, not ", view.byteSize());
-  if (!tensor.data.empty())
-    std::memcpy(view.data, tensor.data.data(), tensor.data.size());
-  return okStatus();
+  return device.copyToDevice(view.data, tensor.data.data(),
+                             tensor.data.size());
 }
 
 std::map<std::string, const NamedTensor *>
@@ -107,6 +107,15 @@ Status RankExecutor::create(const LoadedPackage &package, int rank,
                             const KernelRegistry &registry,
                             std::unique_ptr<RankExecutor> *executor,
                             comm::Communicator *communicator) {
+  return create(package, rank, createCpuDevice(registry), executor,
+                communicator);
+}
+
+Status RankExecutor::create(const LoadedPackage &package, int rank,
+                            std::unique_ptr<Device> device,
+                            std::unique_ptr<RankExecutor> *executor,
+                            comm::Communicator *communicator) {
+  const KernelRegistry &registry = device->registry();
   if (rank < 0 || rank >= static_cast<int>(package.programs.size()) ||
       rank >= package.manifest.ranks_size())
     return outOfRange("rank ", rank, " is not a rank of the package (",
@@ -126,13 +135,20 @@ Status RankExecutor::create(const LoadedPackage &package, int rank,
   result->package_ = &package;
   result->program_ = &program;
   result->rank_ = rank;
+  result->device_ = std::move(device);
   result->communicator_ = communicator;
   result->commLaunches_.resize(program.instructions_size());
   for (int i = 0; i < program.instructions_size(); ++i) {
     const hetc::pkg::Instruction &inst = program.instructions(i);
     const KernelInfo *kernel = registry.find(inst.kernel());
     result->kernels_.push_back(kernel);
-    if (kernel->comm == CommKind::kNone)
+    std::vector<Span> &spans = result->spans_;
+    bool crossesRanks = kernel->comm != CommKind::kNone;
+    if (crossesRanks || spans.empty() || spans.back().crossesRanks)
+      spans.push_back({i, i + 1, crossesRanks});
+    else
+      spans.back().end = i + 1;
+    if (!crossesRanks)
       continue;
     if (!communicator)
       return failedPrecondition("rank ", rank, ": ", file, ": ",
@@ -150,7 +166,8 @@ Status RankExecutor::create(const LoadedPackage &package, int rank,
 }
 
 Status RankExecutor::initialize() {
-  HETC_RETURN_IF_ERROR(arena_.allocate(program_->arena_bytes()));
+  HETC_RETURN_IF_ERROR(device_->bind());
+  HETC_RETURN_IF_ERROR(arena_.allocate(*device_, program_->arena_bytes()));
   HETC_RETURN_IF_ERROR(buffers_.build(*program_, arena_));
   auto weights = byName(package_->weights);
   auto constants = byName(package_->constants);
@@ -164,7 +181,7 @@ Status RankExecutor::initialize() {
                                       weightsFile.c_str(), &parameterBuffers_));
   for (int id : parameterBuffers_) {
     const Buffer &buffer = program_->buffers(id);
-    HETC_RETURN_IF_ERROR(loadNamed(buffer, buffers_.view(id),
+    HETC_RETURN_IF_ERROR(loadNamed(*device_, buffer, buffers_.view(id),
                                    *weights.at(buffer.name()),
                                    weightsFile.c_str()));
   }
@@ -173,19 +190,15 @@ Status RankExecutor::initialize() {
                                       &constantBuffers_));
   for (int id : constantBuffers_) {
     const Buffer &buffer = program_->buffers(id);
-    HETC_RETURN_IF_ERROR(loadNamed(buffer, buffers_.view(id),
+    HETC_RETURN_IF_ERROR(loadNamed(*device_, buffer, buffers_.view(id),
                                    *constants.at(buffer.name()),
                                    constantsFile.c_str()));
   }
   stateBuffers_ = stateBuffers(*program_);
   int64_t maxRows = 0;
   for (const Buffer &buffer : program_->buffers()) {
-    if (buffer.alias_of() >= 0)
-      continue;
-    const TensorView &view = buffers_.view(buffer.id());
-    if (buffer.kind() == hetc::pkg::OPTIMIZER_STATE)
-      std::memset(view.data, 0, view.byteSize());
-    if (buffer.kind() != hetc::pkg::INPUT)
+    // The arena starts zeroed, which is the optimizer state's initial value.
+    if (buffer.alias_of() >= 0 || buffer.kind() != hetc::pkg::INPUT)
       continue;
     if (buffer.role() == hetc::pkg::FEED) {
       feedBuffers_.push_back(buffer.id());
@@ -202,13 +215,15 @@ Status RankExecutor::initialize() {
 
 namespace {
 
-void writeTokens(const int64_t *values, int64_t count, const TensorView &view) {
-  if (view.dtype == DType::kI64) {
-    std::memcpy(view.data, values,
-                static_cast<size_t>(count) * sizeof(int64_t));
+// The bytes of a token buffer of `dtype` (i64 or i32) holding `values`.
+void encodeTokens(const int64_t *values, int64_t count, DType dtype,
+                  std::vector<uint8_t> *bytes) {
+  bytes->resize(static_cast<size_t>(count) * dtypeSize(dtype));
+  if (dtype == DType::kI64) {
+    std::memcpy(bytes->data(), values, bytes->size());
     return;
   }
-  int32_t *out = view.as<int32_t>();
+  int32_t *out = reinterpret_cast<int32_t *>(bytes->data());
   for (int64_t i = 0; i < count; ++i)
     out[i] = static_cast<int32_t>(values[i]); // < vocab_size: checked
 }
@@ -255,37 +270,60 @@ Status RankExecutor::fillTokenInput(int64_t step, const TokenLoader &data,
                         " (is --data-dtype right?)");
     }
   }
-  writeTokens(values, rows * seqLen, buffers_.view(buffer.id()));
-  return okStatus();
+  const TensorView &view = buffers_.view(buffer.id());
+  encodeTokens(values, rows * seqLen, view.dtype, &upload_);
+  return device_->copyToDevice(view.data, upload_.data(), upload_.size());
+}
+
+Status RankExecutor::runSpan(int index) {
+  const Span &span = spans_[index];
+  if (span.crossesRanks) {
+    const hetc::pkg::Instruction &inst = program_->instructions(span.begin);
+    HETC_RETURN_IF_ERROR(runCommLaunch(commLaunches_[span.begin], inst,
+                                       buffers_, *communicator_),
+                         describeInstruction(span.begin, inst));
+    return okStatus();
+  }
+  return device_->runSpan(index, [&]() -> Status {
+    for (int i = span.begin; i < span.end; ++i) {
+      const hetc::pkg::Instruction &inst = program_->instructions(i);
+      HETC_RETURN_IF_ERROR(kernels_[i]->run(inst, buffers_),
+                           describeInstruction(i, inst));
+    }
+    return okStatus();
+  });
 }
 
 Status RankExecutor::runInstructions() {
-  for (int i = 0; i < program_->instructions_size(); ++i) {
-    const hetc::pkg::Instruction &inst = program_->instructions(i);
-    const KernelInfo &kernel = *kernels_[i];
-    HETC_RETURN_IF_ERROR(
-        kernel.comm == CommKind::kNone
-            ? kernel.run(inst, buffers_)
-            : runCommLaunch(commLaunches_[i], inst, buffers_, *communicator_),
-        describeInstruction(i, inst));
-  }
-  return okStatus();
+  HETC_RETURN_IF_ERROR(device_->bind());
+  for (int index = 0; index < static_cast<int>(spans_.size()); ++index)
+    HETC_RETURN_IF_ERROR(runSpan(index));
+  HETC_RETURN_IF_ERROR(device_->synchronize());
+  return readLoss();
+}
+
+Status RankExecutor::readLoss() {
+  if (program_->loss_buffer() < 0)
+    return okStatus();
+  return device_->copyToHost(&loss_, buffers_.view(program_->loss_buffer()).data,
+                             sizeof(float));
 }
 
 Status RankExecutor::runStep(int64_t step, const TokenLoader &data,
                              float *loss) {
   HETC_RETURN_IF_ERROR(fillInputs(step, data));
   HETC_RETURN_IF_ERROR(runInstructions(), "step ", step);
-  *loss = this->loss();
+  *loss = loss_;
   return okStatus();
 }
 
-std::vector<NamedTensor>
-RankExecutor::snapshot(hetc::pkg::BufferKind kind) const {
+Status RankExecutor::snapshot(hetc::pkg::BufferKind kind,
+                              std::vector<NamedTensor> *tensors) const {
+  HETC_RETURN_IF_ERROR(device_->bind());
   const std::vector<int> &ids = kind == hetc::pkg::PARAMETER ? parameterBuffers_
                                 : kind == hetc::pkg::CONSTANT ? constantBuffers_
                                                               : stateBuffers_;
-  std::vector<NamedTensor> tensors;
+  tensors->clear();
   for (int id : ids) {
     const Buffer &buffer = program_->buffers(id);
     const TensorView &view = buffers_.view(buffer.id());
@@ -293,11 +331,13 @@ RankExecutor::snapshot(hetc::pkg::BufferKind kind) const {
     tensor.name = buffer.name();
     tensor.dtype = packageDTypeName(buffer.dtype());
     tensor.shape.assign(buffer.shape().begin(), buffer.shape().end());
-    const uint8_t *bytes = static_cast<const uint8_t *>(view.data);
-    tensor.data.assign(bytes, bytes + view.byteSize());
-    tensors.push_back(std::move(tensor));
+    tensor.data.resize(view.byteSize());
+    HETC_RETURN_IF_ERROR(
+        device_->copyToHost(tensor.data.data(), view.data, view.byteSize()),
+        "reading ", describeBuffer(buffer));
+    tensors->push_back(std::move(tensor));
   }
-  return tensors;
+  return okStatus();
 }
 
 } // namespace hetc::runtime::exec

@@ -1,11 +1,13 @@
 //===- Executor.h - running a rank's training step --------------*- C++ -*-===//
 //
 // A package is read once (loadPackage: manifest, programs, initial weights
-// and constants). Each rank gets a RankExecutor: its arena, the views of its
-// buffers, its program validated up front and its kernels resolved. A step
-// fills the TOKENS and LABELS buffers with their samples of that step (the
-// data order of docs/runtime.md), runs the instructions in order (the
-// communication kernels through the rank's Communicator) and reads the
+// and constants). Each rank gets a RankExecutor on a Device (the host or a
+// GPU): its arena, the views of its buffers, its program validated up front
+// and its kernels resolved. A step fills the TOKENS and LABELS buffers with
+// their samples of that step (the data order of docs/runtime.md), runs the
+// instructions in order — the compute launches between two communication
+// launches form a span, which a GPU replays as a CUDA graph; the
+// communication kernels go through the rank's Communicator — and reads the
 // rank's share of the loss. Executors share nothing mutable, so ranks run
 // as threads of one process (Job.h) or one per process.
 //
@@ -18,6 +20,7 @@
 #include "runtime/data/TokenLoader.h"
 #include "runtime/exec/Arena.h"
 #include "runtime/exec/CommKernels.h"
+#include "runtime/exec/Device.h"
 #include "runtime/exec/KernelRegistry.h"
 #include "runtime/package/Safetensors.h"
 
@@ -51,7 +54,14 @@ public:
   /// the parameters of a flat vector. The communication
   /// kernels run through `communicator`, rank `rank` of a world of the
   /// package's ranks; it may be null for a program without them.
-  /// `package`, `registry` and `communicator` must outlive the executor.
+  /// The rank runs on `device` (bound on the calling thread), with its
+  /// kernels. `package` and `communicator` must outlive the executor; a
+  /// communicator of a GPU rank takes device pointers.
+  static Status create(const LoadedPackage &package, int rank,
+                       std::unique_ptr<Device> device,
+                       std::unique_ptr<RankExecutor> *executor,
+                       comm::Communicator *communicator = nullptr);
+  /// On the host, with `registry`'s kernels (which must outlive it).
   static Status create(const LoadedPackage &package, int rank,
                        const KernelRegistry &registry,
                        std::unique_ptr<RankExecutor> *executor,
@@ -63,7 +73,8 @@ public:
   /// vocab_size. A program without token inputs has nothing to fill.
   Status fillInputs(int64_t step, const TokenLoader &data);
 
-  /// Runs every instruction in order; errors name the instruction.
+  /// Runs every instruction in order and waits for the device; errors name
+  /// the instruction.
   Status runInstructions();
 
   /// fillInputs, runInstructions, then loss(). Errors name the step.
@@ -71,15 +82,15 @@ public:
 
   int rank() const { return rank_; }
   const hetc::pkg::Program &program() const { return *program_; }
+  Device &device() const { return *device_; }
+  /// The views of the rank's buffers, in the device's memory (host memory
+  /// only on the CPU).
   const BufferTable &buffers() const { return buffers_; }
   BufferTable &buffers() { return buffers_; }
-  /// The rank's share of the step's loss (scaled by 1/(B*T): the step's
-  /// loss is the sum over ranks); NaN for a program without a loss buffer.
-  float loss() const {
-    return program_->loss_buffer() < 0
-               ? std::numeric_limits<float>::quiet_NaN()
-               : *buffers_.view(program_->loss_buffer()).as<float>();
-  }
+  /// The rank's share of the last step's loss (scaled by 1/(B*T): the
+  /// step's loss is the sum over ranks); NaN for a program without a loss
+  /// buffer or before the first step.
+  float loss() const { return loss_; }
   bool hasLoss() const { return program_->loss_buffer() >= 0; }
   /// The ids of the FEED input buffers, which the caller writes before
   /// runInstructions (fillInputs refuses programs that have any).
@@ -89,28 +100,40 @@ public:
   /// parameters and constants that were loaded; the optimizer state
   /// buffers, and where a state buffer has narrower views (the pieces of a
   /// flat state vector), those views instead. Checkpoints take these.
-  std::vector<hetc::package::NamedTensor>
-  snapshot(hetc::pkg::BufferKind kind) const;
+  Status snapshot(hetc::pkg::BufferKind kind,
+                  std::vector<hetc::package::NamedTensor> *tensors) const;
 
 private:
+  /// A run of compute launches [begin, end), or one communication launch.
+  struct Span {
+    int begin = 0, end = 0;
+    bool crossesRanks = false;
+  };
+
   RankExecutor() = default;
   Status initialize();
+  Status runSpan(int index);
+  Status readLoss();
   Status fillTokenInput(int64_t step, const TokenLoader &data,
                         const hetc::pkg::Buffer &buffer);
 
   const LoadedPackage *package_ = nullptr;
   const hetc::pkg::Program *program_ = nullptr;
   int rank_ = 0;
+  std::unique_ptr<Device> device_;
   Arena arena_;
   BufferTable buffers_;
   std::vector<const KernelInfo *> kernels_; // per instruction
   std::vector<CommLaunch> commLaunches_;    // per instruction (kNone: compute)
+  std::vector<Span> spans_;
   comm::Communicator *communicator_ = nullptr;
   std::vector<int> tokenInputs_; // the TOKENS and LABELS buffers
   // The buffers holding named tensors (snapshot), by kind.
   std::vector<int> parameterBuffers_, constantBuffers_, stateBuffers_;
   std::vector<int> feedBuffers_;
   std::vector<int64_t> tokens_, labels_; // loader output, reused each step
+  std::vector<uint8_t> upload_;          // a token buffer's bytes
+  float loss_ = std::numeric_limits<float>::quiet_NaN();
 };
 
 } // namespace hetc::runtime::exec

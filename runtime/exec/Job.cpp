@@ -108,13 +108,7 @@ Status Job::start(const LoadedPackage &package, const KernelRegistry &registry,
                   const JobOptions &options) {
   package_ = &package;
   HETC_RETURN_IF_ERROR(checkComputesALoss(package));
-  for (comm::Communicator *communicator : communicators_) {
-    std::unique_ptr<RankExecutor> rank;
-    HETC_RETURN_IF_ERROR(RankExecutor::create(package, communicator->rank(),
-                                              registry, &rank, communicator));
-    ranks_.push_back(std::move(rank));
-  }
-  int lanes = numLocalRanks();
+  int lanes = static_cast<int>(communicators_.size());
   threadsPerRank_ = options.threadsPerRank > 0
                         ? options.threadsPerRank
                         : std::max(1, cpu::numThreads() / lanes);
@@ -123,28 +117,64 @@ Status Job::start(const LoadedPackage &package, const KernelRegistry &registry,
         // OpenMP's count is per thread, so each lane sets its own.
         (void)cpu::setNumThreads(threads); // >= 1: cannot fail
       });
-  return okStatus();
+  // Each rank starts on its own thread: a GPU rank's device is bound
+  // there, and setting up NCCL needs every rank at once.
+  ranks_.resize(lanes);
+  launchCommunicators_.resize(lanes);
+  // The executors' own errors name their rank.
+  return onEveryRank(
+      [&](int lane) { return startRank(lane, registry, options); }, nullptr);
 }
 
-Status Job::runStep(int64_t step, const TokenLoader &data, float *loss) {
+Status Job::startRank(int lane, const KernelRegistry &registry,
+                      const JobOptions &options) {
+  comm::Communicator &bootstrap = *communicators_[lane];
+  int rank = bootstrap.rank();
+  std::unique_ptr<Device> device;
+  if (options.makeDevice)
+    HETC_RETURN_IF_ERROR(options.makeDevice(rank, &device), "rank ", rank);
+  else
+    device = createCpuDevice(registry);
+  HETC_RETURN_IF_ERROR(device->bind(), "rank ", rank, ": ", device->describe());
+  comm::Communicator *launches = &bootstrap;
+  if (options.makeCommunicator) {
+    HETC_RETURN_IF_ERROR(options.makeCommunicator(bootstrap, *device,
+                                                  &launchCommunicators_[lane]),
+                         "rank ", rank);
+    launches = launchCommunicators_[lane].get();
+  }
+  return RankExecutor::create(*package_, rank, std::move(device),
+                              &ranks_[lane], launches);
+}
+
+Status Job::onEveryRank(const std::function<Status(int lane)> &task,
+                        const std::function<std::string(int lane)> &describe) {
   bool inProcess = !inProcessWorld_.empty();
-  std::vector<float> losses(ranks_.size(), 0.0f);
   std::mutex mutex;
   Status failure; // the first rank failing for its own reason, else ABORTED
   threads_->run([&](int lane) {
-    RankExecutor &rank = *ranks_[lane];
-    Status status = rank.runStep(step, data, &losses[lane]);
+    Status status = task(lane);
     if (status.ok())
       return;
     bool aborted = status.code() == StatusCode::kAborted;
     if (inProcess && !aborted)
       communicators_[lane]->abort(status.message());
-    status.annotate(describeRank(package_->manifest, rank.rank()));
+    if (describe)
+      status.annotate(describe(lane));
     std::lock_guard<std::mutex> lock(mutex);
     if (failure.ok() || (failure.code() == StatusCode::kAborted && !aborted))
       failure = std::move(status);
   });
-  HETC_RETURN_IF_ERROR(failure);
+  return failure;
+}
+
+Status Job::runStep(int64_t step, const TokenLoader &data, float *loss) {
+  std::vector<float> losses(ranks_.size(), 0.0f);
+  HETC_RETURN_IF_ERROR(onEveryRank(
+      [&](int lane) { return ranks_[lane]->runStep(step, data, &losses[lane]); },
+      [&](int lane) {
+        return describeRank(package_->manifest, ranks_[lane]->rank());
+      }));
 
   double sum = 0.0;
   for (size_t i = 0; i < ranks_.size(); ++i)
@@ -165,18 +195,26 @@ Status Job::runStep(int64_t step, const TokenLoader &data, float *loss) {
 }
 
 void Job::abort(const std::string &reason) {
-  communicators_.front()->abort(reason);
+  // A device communicator's abort also stops its GPU work, then aborts the
+  // host communicator under it.
+  if (launchCommunicators_.front())
+    launchCommunicators_.front()->abort(reason);
+  else
+    communicators_.front()->abort(reason);
 }
 
 Status Job::gatherTensors(std::vector<RankTensors> *ranks) {
   ranks->clear();
   if (!inProcessWorld_.empty()) {
-    for (const auto &rank : ranks_)
-      ranks->push_back(takeRankTensors(*rank));
+    for (const auto &rank : ranks_) {
+      ranks->emplace_back();
+      HETC_RETURN_IF_ERROR(takeRankTensors(*rank, &ranks->back()));
+    }
     return okStatus();
   }
   comm::Communicator &communicator = *communicators_.front();
-  RankTensors mine = takeRankTensors(*ranks_.front());
+  RankTensors mine;
+  HETC_RETURN_IF_ERROR(takeRankTensors(*ranks_.front(), &mine));
   if (mine.rank != 0) {
     HETC_RETURN_IF_ERROR(sendTensors(communicator, 0, mine.parameters));
     return sendTensors(communicator, 0, mine.optimizerState);

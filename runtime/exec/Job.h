@@ -23,6 +23,7 @@
 #include "runtime/exec/RankThreads.h"
 
 #include <chrono>
+#include <functional>
 #include <memory>
 
 namespace hetc::runtime::exec {
@@ -34,6 +35,17 @@ struct JobOptions {
   int threadsPerRank = 0;
   /// How long an in-process rank waits for another before giving up.
   std::chrono::milliseconds timeout = std::chrono::minutes(10);
+  /// The device of rank `rank`; unset: the host, running the job's
+  /// registry. Called on the rank's own thread.
+  std::function<Status(int rank, std::unique_ptr<Device> *device)> makeDevice;
+  /// The communicator a rank's launches go through, made over the rank's
+  /// host communicator `bootstrap` once its device is bound (NCCL between
+  /// GPUs, or host messages staged through device copies). Every local rank
+  /// calls it at once, each on its own thread, so it may be collective.
+  /// Unset: the launches use `bootstrap` itself.
+  std::function<Status(comm::Communicator &bootstrap, Device &device,
+                       std::unique_ptr<comm::Communicator> *communicator)>
+      makeCommunicator;
 };
 
 class Job {
@@ -81,10 +93,20 @@ private:
   Job() = default;
   Status start(const LoadedPackage &package, const KernelRegistry &registry,
                const JobOptions &options);
+  Status startRank(int lane, const KernelRegistry &registry,
+                   const JobOptions &options);
+  /// Runs task(lane) on every local rank at once. A rank that fails aborts
+  /// the in-process world; the result is the first rank that failed for
+  /// its own reason (not ABORTED), named by `describe(lane)` when given.
+  Status onEveryRank(const std::function<Status(int lane)> &task,
+                     const std::function<std::string(int lane)> &describe);
 
   const LoadedPackage *package_ = nullptr;
   std::vector<std::unique_ptr<comm::Communicator>> inProcessWorld_;
   std::vector<comm::Communicator *> communicators_; // per local rank
+  // What each local rank's launches go through when that is not its host
+  // communicator (JobOptions::makeCommunicator).
+  std::vector<std::unique_ptr<comm::Communicator>> launchCommunicators_;
   std::vector<std::unique_ptr<RankExecutor>> ranks_;
   std::unique_ptr<RankThreads> threads_;
   int threadsPerRank_ = 1;

@@ -2,6 +2,8 @@
 
 #include "runtime/exec/KernelRegistry.h"
 
+#include "runtime/exec/kernels/HalfPromotion.h"
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -46,14 +48,16 @@ KernelRegistry makeKernelRegistry(void (*registerFamilies)(KernelRegistry &)) {
 }
 
 const KernelRegistry &cpuKernelRegistry() {
+  // The CPU kernels compute in f32; bf16 and f16 launches run on widened
+  // copies (kernels/HalfPromotion.h).
   static const KernelRegistry registry =
-      makeKernelRegistry([](KernelRegistry &r) {
+      promoteHalfLaunches(makeKernelRegistry([](KernelRegistry &r) {
         cpu_backend::registerElementwiseKernels(r);
         cpu_backend::registerLinalgKernels(r);
         cpu_backend::registerNormKernels(r);
         cpu_backend::registerDataMovementKernels(r);
         cpu_backend::registerOptimizerKernels(r);
-      });
+      }));
   return registry;
 }
 

@@ -1,5 +1,6 @@
 //===- ElementwiseTest.cpp - unary, binary, where, cast --------------------===//
 
+#include "runtime/base/Half.h"
 #include "runtime/cpu/Elementwise.h"
 
 #include "TestUtil.h"
@@ -388,6 +389,64 @@ TEST(Cast, BetweenIntegersBoolAndFloat) {
   EXPECT_TRUE(isError(cpu::cast(i.view(), wrong.view()),
                       StatusCode::kInvalidArgument,
                       "cast: out must have shape [3], got [2]"));
+}
+
+// 16-bit tensors hold bit patterns; views over uint16_t storage.
+TensorView halfView(std::vector<uint16_t> &bits, DType dtype) {
+  return TensorView(bits.data(), dtype, {static_cast<int64_t>(bits.size())});
+}
+
+TEST(Cast, ToBf16AndF16RoundsToNearestEven) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // Halfway cases go to the even neighbour; -2.5 is exact.
+  F32 x({4}, {1.0f + 0x1p-8f, 1.0f + 0x3p-8f, -2.5f, nan});
+  std::vector<uint16_t> bf16(4);
+  HETC_ASSERT_OK(cpu::cast(x.view(), halfView(bf16, DType::kBF16)));
+  EXPECT_EQ(bf16[0], 0x3F80);
+  EXPECT_EQ(bf16[1], 0x3F82);
+  EXPECT_EQ(bf16[2], 0xC020);
+  EXPECT_TRUE(std::isnan(bf16ToFloat(bf16[3])));
+  // f16: the largest finite value, overflow to infinity, a value below half
+  // the smallest subnormal, the smallest subnormal, a halfway case.
+  F32 y({5}, {65504.0f, 65520.0f, 1e-8f, 0x1p-24f, 1.0f + 0x1p-11f});
+  std::vector<uint16_t> f16(5);
+  HETC_ASSERT_OK(cpu::cast(y.view(), halfView(f16, DType::kF16)));
+  EXPECT_EQ(f16, (std::vector<uint16_t>{0x7BFF, 0x7C00, 0x0000, 0x0001, 0x3C00}));
+  // From integers and bool, through f32.
+  I64 i({2}, {3, -1});
+  std::vector<uint16_t> fromInt(2);
+  HETC_ASSERT_OK(cpu::cast(i.view(), halfView(fromInt, DType::kF16)));
+  EXPECT_EQ(fromInt, (std::vector<uint16_t>{0x4200, 0xBC00}));
+  Bool b({2}, {1, 0});
+  std::vector<uint16_t> fromBool(2);
+  HETC_ASSERT_OK(cpu::cast(b.view(), halfView(fromBool, DType::kBF16)));
+  EXPECT_EQ(fromBool, (std::vector<uint16_t>{0x3F80, 0x0000}));
+}
+
+TEST(Cast, FromBf16AndF16WidensExactly) {
+  std::vector<uint16_t> bf16 = {0x3F81, 0xC020, 0x0001}; // 1+2^-7, -2.5, tiny
+  F32 f({3});
+  HETC_ASSERT_OK(cpu::cast(halfView(bf16, DType::kBF16), f.view()));
+  EXPECT_EQ(f.v, (std::vector<float>{1.0f + 0x1p-7f, -2.5f, 0x1p-133f}));
+  std::vector<uint16_t> f16 = {0x3C01, 0x8000, 0x7C00}; // 1+2^-10, -0, inf
+  Owned<double> d({3});
+  HETC_ASSERT_OK(cpu::cast(halfView(f16, DType::kF16), d.view()));
+  EXPECT_EQ(d.v[0], 1.0 + 0x1p-10);
+  EXPECT_EQ(d.v[1], 0.0);
+  EXPECT_TRUE(std::isinf(d.v[2]));
+  // To integers truncating, to bool testing for non-zero (-0 is zero).
+  I64 i({3});
+  HETC_ASSERT_OK(cpu::cast(halfView(bf16, DType::kBF16), i.view()));
+  EXPECT_EQ(i.v, (std::vector<int64_t>{1, -2, 0}));
+  Bool b({3});
+  HETC_ASSERT_OK(cpu::cast(halfView(f16, DType::kF16), b.view()));
+  EXPECT_EQ(b.v, (std::vector<uint8_t>{1, 0, 1}));
+  // Between the 16-bit types: 1+2^-7 is exact in f16.
+  std::vector<uint16_t> between(3);
+  HETC_ASSERT_OK(
+      cpu::cast(halfView(bf16, DType::kBF16), halfView(between, DType::kF16)));
+  EXPECT_EQ(between[0], 0x3C08);
+  EXPECT_EQ(between[1], 0xC100);
 }
 
 } // namespace

@@ -151,7 +151,8 @@ TEST(Executor, TinyLanguageModelTrainsLikeTheReference) {
   }
 
   // Checkpoint snapshots hold the updated parameters by name.
-  auto params = rank->snapshot(pkg::PARAMETER);
+  std::vector<package::NamedTensor> params;
+  HETC_ASSERT_OK(rank->snapshot(pkg::PARAMETER, &params));
   ASSERT_EQ(params.size(), 2u);
   EXPECT_EQ(params[0].name, "wte");
   EXPECT_EQ(params[1].name, "proj");
@@ -232,7 +233,8 @@ TEST(Executor, LoadsAFlatParameterVectorThroughItsViews) {
       RankExecutor::create(package, 0, exec::cpuKernelRegistry(), &rank));
   EXPECT_EQ(valuesOf(rank->buffers().view(flat)),
             (std::vector<float>{1, 2, 3, 4, 5}));
-  auto params = rank->snapshot(pkg::PARAMETER);
+  std::vector<package::NamedTensor> params;
+  HETC_ASSERT_OK(rank->snapshot(pkg::PARAMETER, &params));
   ASSERT_EQ(params.size(), 2u);
   EXPECT_EQ(params[0].name, "a");
   EXPECT_EQ(params[1].name, "b");

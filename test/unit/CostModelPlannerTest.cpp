@@ -273,6 +273,78 @@ TEST(CostModelPlanner, RecomputeKeepsOnlySegmentInputs) {
   EXPECT_LT(recomputed, kept);
 }
 
+TEST(CostModelPlanner, LowPrecisionHalvesActivationsAndAddsParameterCopies) {
+  Cluster cluster = makeCluster({1});
+  ModelProfile profile = uniformProfile(4);
+  CostModel cost(cluster, profile);
+  Plan plan = singleDevicePlan(0, 4, 8, 2);
+  std::vector<RankSchedule> schedule = buildSchedule(plan);
+  // bf16 and f16 count what f32 counts for a model whose activations are
+  // half as large, plus a 2-byte copy of the 16 MiB of parameters.
+  ModelProfile halved = profile;
+  for (SegmentCost &segment : halved.segments) {
+    segment.savedActivationBytes /= 2;
+    segment.boundaryBytes /= 2;
+  }
+  CostModel halvedCost(cluster, halved);
+  int64_t f32 = halvedCost.rankMemoryBytes(plan, schedule[0]);
+  for (Precision low : {Precision::BF16, Precision::F16}) {
+    plan.stages[0].precision = low;
+    EXPECT_EQ(cost.rankMemoryBytes(plan, schedule[0]), f32 + 8 * MiB);
+  }
+  // A stage without a precision takes the cost model's choice.
+  plan.stages[0].precision.reset();
+  CostModel bf16Cost(cluster, profile, Precision::BF16);
+  EXPECT_EQ(bf16Cost.rankMemoryBytes(plan, schedule[0]), f32 + 8 * MiB);
+}
+
+TEST(CostModelPlanner, LowPrecisionComputesAtTheTensorRate) {
+  Cluster cluster;
+  for (const char *type : {"H100-SXM", "V100-32GB", "P40"})
+    cluster.devices.push_back({std::string("n0/") + type + ":0",
+                               *findGpu(type), 0});
+  ModelProfile profile = uniformProfile(1);
+  CostModel cost(cluster, profile);
+  // F FLOPs take F / (peak * max) plus the curve's fixed 20 us per call
+  // (the half point at the GPU's fastest peak, scaled to the one used).
+  auto seconds = [](double tflops, double max) {
+    return 1e9 / (tflops * 1e12 * max) + 20e-6;
+  };
+  expectNear(seconds(989, 0.4),
+             cost.computeSeconds(0, 0, 1, false, 1, false, Precision::BF16));
+  expectNear(seconds(67, 0.4), cost.computeSeconds(0, 0, 1, false, 1));
+  expectNear(seconds(125, 0.3),
+             cost.computeSeconds(1, 0, 1, false, 1, false, Precision::F16));
+  // Without the type's tensor cores the kernels compute at the f32 rate.
+  expectNear(seconds(15.7, 0.3),
+             cost.computeSeconds(1, 0, 1, false, 1, false, Precision::BF16));
+  expectNear(seconds(11.76, 0.5),
+             cost.computeSeconds(2, 0, 1, false, 1, false, Precision::F16));
+}
+
+TEST(CostModelPlanner, AutoPrecisionIsBf16WhereEveryGpuHasIt) {
+  Cluster cluster;
+  for (const char *type : {"A100-80GB", "A10G", "V100-16GB", "T4"})
+    cluster.devices.push_back({std::string("n0/") + type + ":0",
+                               *findGpu(type), 0});
+  ModelProfile profile = uniformProfile(1);
+  CostModel automatic(cluster, profile, PrecisionChoice());
+  EXPECT_EQ(automatic.precisionOn({0, 1}), Precision::BF16);
+  EXPECT_EQ(automatic.precisionOn({0, 2}), Precision::F16);
+  EXPECT_EQ(automatic.precisionOn({3}), Precision::F16);
+  CostModel fixed(cluster, profile);
+  EXPECT_EQ(fixed.precisionOn({0, 1}), Precision::F32);
+  // A stage's own precision wins.
+  Stage stage;
+  stage.replicas.push_back({"n0/A100-80GB:0", 0, 1, 1, 1.0});
+  EXPECT_EQ(automatic.precisionOf(stage), Precision::BF16);
+  stage.precision = Precision::F16;
+  EXPECT_EQ(automatic.precisionOf(stage), Precision::F16);
+  // Without the stage's own, the cost model's choice decides.
+  stage.precision.reset();
+  EXPECT_EQ(fixed.precisionOf(stage), Precision::F32);
+}
+
 TEST(CostModelPlanner, ShardsHoldTheirFractionOfTheState) {
   Cluster cluster = makeCluster({2});
   ModelProfile profile = uniformProfile(8);

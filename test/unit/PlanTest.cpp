@@ -160,9 +160,15 @@ TEST(Plan, ParseErrorsNameThePathAndTheExpectation) {
                              R"("segments" and "replicas", got 7)"},
       {R"({"stages": [{"segment": [0, 1], "replicas": []}]})",
        R"(stages[0]: unknown key "segment" (the keys here are "segments", )"
-       R"("replicas", "recompute"))"},
+       R"("replicas", "recompute", "precision"))"},
       {R"({"stages": [{"segments": [0, 1], "recompute": 1, "replicas": []}]})",
        "stages[0].recompute: expected true or false, got 1"},
+      {R"({"stages": [{"segments": [0, 1], "precision": "fp16", )"
+       R"("replicas": []}]})",
+       R"(stages[0].precision: expected "f32", "bf16" or "f16", got "fp16")"},
+      {R"({"stages": [{"segments": [0, 1], "precision": 16, )"
+       R"("replicas": []}]})",
+       R"(stages[0].precision: expected "f32", "bf16" or "f16", got 16)"},
       {R"({"stages": [{"replicas": []}]})", R"(stages[0]: missing "segments")"},
       {R"({"stages": [{"segments": [0, 1]}]})",
        R"(stages[0]: missing "replicas")"},
@@ -417,6 +423,7 @@ void expectSamePlan(const Plan &a, const Plan &b) {
     EXPECT_EQ(a.stages[s].firstSegment, b.stages[s].firstSegment);
     EXPECT_EQ(a.stages[s].endSegment, b.stages[s].endSegment);
     EXPECT_EQ(a.stages[s].recompute, b.stages[s].recompute);
+    EXPECT_EQ(a.stages[s].precision, b.stages[s].precision);
     ASSERT_EQ(a.stages[s].replicas.size(), b.stages[s].replicas.size());
     for (size_t r = 0; r < a.stages[s].replicas.size(); ++r) {
       const Replica &x = a.stages[s].replicas[r];
@@ -440,7 +447,10 @@ TEST(Plan, PrintingRoundTrips) {
   unusual.stages[0].replicas[2].device = "node \"a\"\\gpu";
   unusual.stages[0].replicas[3].microBatch = 1;
   unusual.stages[0].recompute = true;
-  for (const Plan &plan : {example, unusual, Plan()}) {
+  Plan mixed = parseOrDie(examplePlan);
+  mixed.stages[0].precision = Precision::BF16;
+  mixed.stages[1].precision = Precision::F16;
+  for (const Plan &plan : {example, unusual, mixed, Plan()}) {
     std::string text = printPlan(plan);
     Plan reread = parseOrDie(text);
     expectSamePlan(plan, reread);

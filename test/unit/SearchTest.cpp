@@ -193,9 +193,9 @@ TEST(SearchTest, WanFallsBetweenStages) {
   }
 }
 
-void expectNearExhaustive(const Cluster &cluster) {
+void expectNearExhaustive(const Cluster &cluster, PrecisionChoice precision) {
   ModelProfile profile = decoderProfile(DecoderShape::gpt2Small(), kSeqLen);
-  CostModel cost(cluster, profile);
+  CostModel cost(cluster, profile, precision);
   PlanRequest request = requestFor(cluster);
   llvm::Expected<PlanResult> searched = choosePlan(cluster, cost, request);
   ASSERT_TRUE(bool(searched)) << llvm::toString(searched.takeError());
@@ -215,11 +215,13 @@ TEST(SearchTest, WithinTwoPercentOfExhaustiveOnDemoBox) {
   llvm::Expected<Cluster> cluster = readClusterFile(
       std::string(HETC_SOURCE_DIR) + "/models/clusters/demo-box.yaml");
   ASSERT_TRUE(bool(cluster)) << llvm::toString(cluster.takeError());
-  expectNearExhaustive(*cluster);
+  // Each stage in the precision its GPUs train fastest in.
+  expectNearExhaustive(*cluster, PrecisionChoice());
 }
 
 TEST(SearchTest, WithinTwoPercentOfExhaustiveOnEightDevices) {
-  expectNearExhaustive(parseOrFail(kTwoSmallNodes));
+  expectNearExhaustive(parseOrFail(kTwoSmallNodes), Precision::F32);
+  expectNearExhaustive(parseOrFail(kTwoSmallNodes), PrecisionChoice());
 }
 
 TEST(SearchTest, ExhaustiveRefusesLargeClusters) {

@@ -6,6 +6,7 @@
 #include "runtime/data/TokenLoader.h"
 #include "runtime/exec/Checkpoint.h"
 #include "runtime/exec/Job.h"
+#include "tools/hetrun/Backend.h"
 
 #include <cerrno>
 #include <chrono>
@@ -31,8 +32,16 @@ Runs K training steps of a package that `hetc compile` wrote.
   --steps K               number of steps to run (K >= 0)
   --data-dtype uint16|uint32
                           token width of the data file (default uint16)
-  --backend cpu|cuda      kernels to run on (default cpu; cuda is not
-                          available in this build yet)
+  --backend cpu|cuda      kernels to run on (default cpu). cuda: rank r on
+                          GPU r (under mpirun, the process's node-local rank
+                          picks the GPU), NCCL between ranks, each step's
+                          launches replayed as CUDA graphs from step 2 on
+  --share-gpu             cuda: run every rank on GPU 0, each in a green
+                          context with a share of the SMs in proportion to
+                          its planned device's peak and a memory cap of its
+                          planned device's memory: a heterogeneous plan on
+                          one GPU (messages go through the host)
+  --no-cuda-graphs        cuda: launch every kernel every step
   --threads N             CPU threads for each rank's kernels (default: the
                           OpenMP default divided among the ranks this
                           process runs)
@@ -88,6 +97,11 @@ Status parseArguments(const std::vector<std::string> &args,
     }
     if (arg.size() < 2 || arg[0] != '-' || arg == "-") {
       positional.push_back(arg);
+      continue;
+    }
+    if (arg == "--share-gpu" || arg == "--no-cuda-graphs") {
+      (arg == "--share-gpu" ? options->shareGpu : options->cudaGraphs) =
+          arg == "--share-gpu";
       continue;
     }
     std::string value;
@@ -149,6 +163,9 @@ Status parseArguments(const std::vector<std::string> &args,
     return invalidArgument("--data FILE is required");
   if (options->steps < 0)
     return invalidArgument("--steps K is required");
+  if (options->backend != "cuda" && (options->shareGpu || !options->cudaGraphs))
+    return invalidArgument(options->shareGpu ? "--share-gpu" : "--no-cuda-graphs",
+                           " needs --backend cuda");
   return runtime::okStatus();
 }
 
@@ -210,6 +227,9 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
   runtime::exec::JobOptions jobOptions;
   jobOptions.threadsPerRank = options.threads;
   jobOptions.timeout = kCommTimeout;
+  std::vector<std::string> layout;
+  HETC_RETURN_IF_ERROR(
+      configureBackend(options, package, world != nullptr, &jobOptions, &layout));
   std::unique_ptr<runtime::exec::Job> job;
   const runtime::exec::KernelRegistry &registry =
       runtime::exec::cpuKernelRegistry();
@@ -257,9 +277,14 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
             ? std::to_string(manifest.ranks_size()) + " ranks as threads, " +
                   std::to_string(job->threadsPerRank()) + " threads each"
             : std::to_string(job->threadsPerRank()) + " threads";
-    std::fprintf(err, "hetrun: data %s: %lld %s tokens; backend cpu, %s\n",
+    if (options.backend == "cuda")
+      threads = world ? "one process per rank" : std::to_string(manifest.ranks_size()) + " rank(s) as threads";
+    std::fprintf(err, "hetrun: data %s: %lld %s tokens; backend %s, %s\n",
                  options.data.c_str(), static_cast<long long>(data.numTokens()),
-                 runtime::tokenDTypeName(dtype), threads.c_str());
+                 runtime::tokenDTypeName(dtype), options.backend.c_str(),
+                 threads.c_str());
+    for (const std::string &line : layout)
+      std::fprintf(err, "hetrun: %s\n", line.c_str());
     std::fflush(err);
   }
 
@@ -311,10 +336,6 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
 } // namespace
 
 Status runTraining(const HetrunOptions &options, FILE *out, FILE *err) {
-  if (options.backend == "cuda")
-    return runtime::unimplemented(
-        "the cuda backend is not built/available yet in this hetrun; use "
-        "--backend cpu");
   if (!runtime::comm::launchedByMpi())
     return train(options, nullptr, out, err);
   std::unique_ptr<runtime::comm::Communicator> world;

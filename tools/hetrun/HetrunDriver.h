@@ -1,9 +1,9 @@
 //===- HetrunDriver.h - the hetrun command ----------------------*- C++ -*-===//
 //
 // `hetrun PKG --data FILE --steps K [...]`: loads a package, runs K training
-// steps on the CPU backend and reports each step: every rank as a thread of
-// this process, or, under mpirun, this process's rank. The main is a call
-// to runHetrun.
+// steps on the CPU or the CUDA backend and reports each step: every rank as
+// a thread of this process, or, under mpirun, this process's rank. The main
+// is a call to runHetrun.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +25,8 @@ struct HetrunOptions {
   std::string dataDType = "uint16";
   int64_t steps = -1;
   std::string backend = "cpu";
+  bool shareGpu = false;   // cuda: every rank on GPU 0 in SM partitions
+  bool cudaGraphs = true;  // cuda: replay the steps as CUDA graphs
   int threads = 0; // per rank; 0: the OpenMP default over the local ranks
   std::string save;
   std::string metrics;

@@ -38,6 +38,18 @@ inline const TensorView *optionalOperand(const hetc::pkg::Instruction &inst,
                                       : nullptr;
 }
 
+/// A view of scratch slot `slot` (BufferTable::scratch) holding a tensor of
+/// `dtype` and `shape`.
+inline Status scratchView(BufferTable &buffers, int slot, DType dtype,
+                          Shape shape, TensorView *view) {
+  int64_t bytes = numElements(shape) * static_cast<int64_t>(dtypeSize(dtype));
+  void *data = buffers.scratch(slot, bytes);
+  if (!data)
+    return resourceExhausted("cannot allocate ", bytes, " bytes of scratch");
+  *view = TensorView(data, dtype, std::move(shape));
+  return okStatus();
+}
+
 /// Registration happens once at startup from fixed tables: a duplicate name
 /// is a bug in this library, not in the package.
 inline void mustAdd(KernelRegistry &registry, KernelInfo info) {

@@ -50,9 +50,12 @@ Status runAttentionGrad(const Instruction &inst, BufferTable &b) {
   if (q.rank() < 2)
     return invalidArgument("attention_grad: query must have rank >= 2, got ",
                            q.describe());
-  TensorView out(b.scratch(0, dout.numel()), DType::kF32, dout.shape);
+  TensorView out, lse;
+  HETC_RETURN_IF_ERROR(scratchView(b, 0, dout.dtype, dout.shape, &out),
+                       "attention_grad");
   Shape rows(q.shape.begin(), q.shape.end() - 1);
-  TensorView lse(b.scratch(1, numElements(rows)), DType::kF32, rows);
+  HETC_RETURN_IF_ERROR(scratchView(b, 1, DType::kF32, rows, &lse),
+                       "attention_grad");
   HETC_RETURN_IF_ERROR(kernels::attention(q, k, v, mask, options, out, &lse),
                        "attention_grad: recomputing the forward");
   return kernels::attentionBackward(q, k, v, mask, options, out, lse, dout,

@@ -44,8 +44,9 @@ Status runLayerNormGrad(const Instruction &inst, BufferTable &b) {
   HETC_RETURN_IF_ERROR(normalizeAxis(axis, x.rank(), &normalized),
                        "layer_norm_grad");
   int64_t rows = numElements(Shape(x.shape.begin(), x.shape.begin() + normalized));
-  TensorView mean(b.scratch(0, rows), DType::kF32, {rows});
-  TensorView rstd(b.scratch(1, rows), DType::kF32, {rows});
+  TensorView mean, rstd;
+  HETC_RETURN_IF_ERROR(scratchView(b, 0, DType::kF32, {rows}, &mean));
+  HETC_RETURN_IF_ERROR(scratchView(b, 1, DType::kF32, {rows}, &rstd));
   HETC_RETURN_IF_ERROR(kernels::layerNorm(x, nullptr, nullptr, axis, epsilon, dx,
                                       &mean, &rstd),
                        "layer_norm_grad: recomputing the statistics");
@@ -74,7 +75,8 @@ Status runRmsNormGrad(const Instruction &inst, BufferTable &b) {
                            x.describe());
   int64_t cols = x.shape.back();
   int64_t rows = cols == 0 ? 0 : x.numel() / cols;
-  TensorView rstd(b.scratch(0, rows), DType::kF32, {rows});
+  TensorView rstd;
+  HETC_RETURN_IF_ERROR(scratchView(b, 0, DType::kF32, {rows}, &rstd));
   HETC_RETURN_IF_ERROR(kernels::rmsNorm(x, nullptr, epsilon, dx, &rstd),
                        "rms_norm_grad: recomputing the statistics");
   TensorView dscale = result(inst, b, 1);

@@ -47,6 +47,14 @@ func.func @attention_and_loss_grads(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x12x
   return %dq, %dk, %dv, %dz : tensor<2x4x16x8xf32>, tensor<2x4x12x8xf32>, tensor<2x4x12x6xf32>, tensor<32x256xf32>
 }
 
+// CHECK-LABEL: func.func @cross_entropy_grad_low_precision
+func.func @cross_entropy_grad_low_precision(%z: tensor<32x256xbf16>, %l: tensor<32xi64>,
+                                            %dl: tensor<f32>) -> tensor<32x256xbf16> {
+  // CHECK: hetg.cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}} <{reduction = #hetg<loss_reduction sum>}> : tensor<32x256xbf16>, tensor<32xi64>, tensor<f32>
+  %dz = hetg.cross_entropy_grad %z, %l, %dl <{reduction = #hetg<loss_reduction sum>}> : tensor<32x256xbf16>, tensor<32xi64>, tensor<f32>
+  return %dz : tensor<32x256xbf16>
+}
+
 // CHECK-LABEL: func.func @data_movement_grads
 func.func @data_movement_grads(%de: tensor<2x16x64xf32>, %ids: tensor<2x16xi64>,
                                %dy: tensor<16x64xf32>) -> () {

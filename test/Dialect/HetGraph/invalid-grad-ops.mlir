@@ -115,6 +115,14 @@ func.func @cross_entropy_grad_mean(%z: tensor<4x5xf32>, %l: tensor<4xi64>, %d: t
 
 // -----
 
+func.func @cross_entropy_grad_low_precision(%z: tensor<4x5xbf16>, %l: tensor<4xi64>, %d: tensor<bf16>) {
+  // expected-error @+1 {{'hetg.cross_entropy_grad' loss gradient must have the loss's type: 0-D of 'f32'}}
+  %0 = hetg.cross_entropy_grad %z, %l, %d <{reduction = #hetg<loss_reduction sum>}> : tensor<4x5xbf16>, tensor<4xi64>, tensor<bf16>
+  return
+}
+
+// -----
+
 func.func @cross_entropy_grad_none(%z: tensor<4x5xf32>, %l: tensor<4xi64>, %d: tensor<f32>) {
   // expected-error @+1 {{'hetg.cross_entropy_grad' loss gradient must have the loss's type: one value per label of 'f32'}}
   %0 = hetg.cross_entropy_grad %z, %l, %d <{reduction = #hetg<loss_reduction none>}> : tensor<4x5xf32>, tensor<4xi64>, tensor<f32>

@@ -137,6 +137,16 @@ func.func @transformer_blocks(%q: tensor<2x4x16x8xf32>, %m: tensor<16x16xf32>,
   return %0, %2, %3 : tensor<2x4x16x8xf32>, tensor<f32>, tensor<32xf32>
 }
 
+// Low-precision logits give an f32 loss.
+// CHECK-LABEL: func.func @cross_entropy_low_precision
+func.func @cross_entropy_low_precision(%logits: tensor<32x256xbf16>, %half: tensor<32x256xf16>,
+                                       %labels: tensor<32xi64>) -> (tensor<f32>, tensor<32xf32>) {
+  // CHECK: hetg.cross_entropy %{{.*}}, %{{.*}} <{reduction = #hetg<loss_reduction sum>}> : tensor<32x256xbf16>, tensor<32xi64>
+  %0 = hetg.cross_entropy %logits, %labels <{reduction = #hetg<loss_reduction sum>}> : tensor<32x256xbf16>, tensor<32xi64>
+  %1 = hetg.cross_entropy %half, %labels <{reduction = #hetg<loss_reduction none>}> : tensor<32x256xf16>, tensor<32xi64>
+  return %0, %1 : tensor<f32>, tensor<32xf32>
+}
+
 // CHECK-LABEL: func.func @shape_computation
 func.func @shape_computation(%x: tensor<?x16xi64>, %n: tensor<i64>) -> () {
   // CHECK: hetg.shape %{{.*}} <{end = 2 : i64, start = 0 : i64}> : tensor<?x16xi64>

@@ -1,0 +1,59 @@
+//===- CpuDevice.cpp - ranks on the host ----------------------------------===//
+
+#include "runtime/exec/Device.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace hetc::runtime::exec {
+namespace {
+
+constexpr int64_t kAlignment = 256;
+
+class CpuDevice final : public Device {
+public:
+  explicit CpuDevice(const KernelRegistry &registry) : registry_(registry) {}
+
+  std::string describe() const override { return "cpu"; }
+  bool hostMemory() const override { return true; }
+  const KernelRegistry &registry() const override { return registry_; }
+  Status bind() override { return okStatus(); }
+
+  Status allocate(int64_t bytes, void **data) override {
+    // aligned_alloc wants a non-zero multiple of the alignment.
+    int64_t rounded = std::max<int64_t>(
+        kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
+    void *memory = std::aligned_alloc(kAlignment, static_cast<size_t>(rounded));
+    if (!memory)
+      return resourceExhausted("cannot allocate ", bytes, " bytes");
+    std::memset(memory, 0, static_cast<size_t>(rounded));
+    *data = memory;
+    return okStatus();
+  }
+  void release(void *data) override { std::free(data); }
+
+  Status copyToDevice(void *dst, const void *src, size_t bytes) override {
+    if (bytes)
+      std::memcpy(dst, src, bytes);
+    return okStatus();
+  }
+  Status copyToHost(void *dst, const void *src, size_t bytes) override {
+    return copyToDevice(dst, src, bytes);
+  }
+
+  Status runSpan(int, const std::function<Status()> &launch) override {
+    return launch();
+  }
+  Status synchronize() override { return okStatus(); }
+
+private:
+  const KernelRegistry &registry_;
+};
+
+} // namespace
+
+std::unique_ptr<Device> createCpuDevice(const KernelRegistry &registry) {
+  return std::make_unique<CpuDevice>(registry);
+}
+
+} // namespace hetc::runtime::exec

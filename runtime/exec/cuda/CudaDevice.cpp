@@ -1,0 +1,227 @@
+//===- CudaDevice.cpp -----------------------------------------------------===//
+
+#include "runtime/exec/cuda/CudaDevice.h"
+
+#include "runtime/cuda/Stream.h"
+#include "runtime/exec/KernelRegistry.h"
+
+#include <cstdio>
+#include <map>
+#include <vector>
+
+namespace hetc::runtime::exec {
+namespace {
+
+std::string gib(int64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f GiB", bytes / double(1 << 30));
+  return text;
+}
+
+/// A span's replay: its graph once captured, or why it runs eagerly.
+struct SpanGraph {
+  int runs = 0;
+  cudaGraphExec_t exec = nullptr;
+  bool eager = false; // capture failed: run it as launches
+};
+
+class CudaDevice final : public Device {
+public:
+  explicit CudaDevice(const CudaDeviceOptions &options) : options_(options) {}
+  ~CudaDevice() override;
+
+  Status initialize();
+
+  std::string describe() const override;
+  bool hostMemory() const override { return false; }
+  const KernelRegistry &registry() const override {
+    return cudaKernelRegistry();
+  }
+  Status bind() override;
+  Status allocate(int64_t bytes, void **data) override;
+  void release(void *data) override;
+  Status copyToDevice(void *dst, const void *src, size_t bytes) override;
+  Status copyToHost(void *dst, const void *src, size_t bytes) override;
+  Status runSpan(int span, const std::function<Status()> &launch) override;
+  Status synchronize() override;
+
+private:
+  Status capture(int span, const std::function<Status()> &launch,
+                 SpanGraph *graph);
+
+  CudaDeviceOptions options_;
+  GreenContext green_;              // when the rank has an SM partition
+  cudaStream_t ownStream_ = nullptr; // otherwise
+  cudaStream_t stream_ = nullptr;
+  std::map<void *, int64_t> allocations_;
+  int64_t allocated_ = 0;
+  std::vector<SpanGraph> spans_;
+};
+
+CudaDevice::~CudaDevice() {
+  for (SpanGraph &span : spans_)
+    if (span.exec)
+      cudaGraphExecDestroy(span.exec);
+  if (ownStream_)
+    cudaStreamDestroy(ownStream_);
+}
+
+Status CudaDevice::initialize() {
+  HETC_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.ordinal));
+  if (options_.partitions) {
+    HETC_RETURN_IF_ERROR(
+        options_.partitions->createContext(options_.partition, &green_));
+    stream_ = green_.stream();
+  } else {
+    HETC_CUDA_RETURN_IF_ERROR(
+        cudaStreamCreateWithFlags(&ownStream_, cudaStreamNonBlocking));
+    stream_ = ownStream_;
+  }
+  return bind();
+}
+
+std::string CudaDevice::describe() const {
+  std::string text = "cuda:" + std::to_string(options_.ordinal);
+  if (!options_.partitions && options_.memoryCap == 0)
+    return text;
+  text += " (";
+  if (options_.partitions) {
+    text += std::to_string(green_.smCount()) + " of " +
+            std::to_string(options_.partitions->totalSms()) + " SMs";
+    if (options_.memoryCap > 0)
+      text += ", ";
+  }
+  if (options_.memoryCap > 0)
+    text += "memory cap " + gib(options_.memoryCap);
+  return text + ")";
+}
+
+Status CudaDevice::bind() {
+  // A green context made current replaces the primary one that
+  // cudaSetDevice would make current.
+  if (options_.partitions)
+    HETC_RETURN_IF_ERROR(green_.makeCurrent());
+  else
+    HETC_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.ordinal));
+  cuda::setCurrentStream(stream_);
+  return okStatus();
+}
+
+Status CudaDevice::allocate(int64_t bytes, void **data) {
+  if (options_.memoryCap > 0 && allocated_ + bytes > options_.memoryCap)
+    return resourceExhausted("allocating ", bytes, " bytes would take ",
+                             describe(), " past its memory cap (",
+                             allocated_, " bytes in use)");
+  void *memory = nullptr;
+  HETC_CUDA_RETURN_IF_ERROR(cudaMalloc(&memory, std::max<int64_t>(bytes, 1)));
+  Status zeroed =
+      cuda::cudaStatus(cudaMemsetAsync(memory, 0, bytes, stream_), "cudaMemsetAsync");
+  if (!zeroed.ok()) {
+    cudaFree(memory);
+    return zeroed;
+  }
+  allocations_[memory] = bytes;
+  allocated_ += bytes;
+  *data = memory;
+  return okStatus();
+}
+
+void CudaDevice::release(void *data) {
+  auto found = allocations_.find(data);
+  if (found == allocations_.end())
+    return;
+  allocated_ -= found->second;
+  allocations_.erase(found);
+  cudaFree(data);
+}
+
+Status CudaDevice::copyToDevice(void *dst, const void *src, size_t bytes) {
+  if (bytes == 0)
+    return okStatus();
+  // From pageable memory the copy is staged before the call returns, so the
+  // caller may reuse `src` at once.
+  HETC_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
+  return okStatus();
+}
+
+Status CudaDevice::copyToHost(void *dst, const void *src, size_t bytes) {
+  if (bytes == 0)
+    return okStatus();
+  HETC_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
+  return synchronize();
+}
+
+Status CudaDevice::capture(int span, const std::function<Status()> &launch,
+                           SpanGraph *graph) {
+  // Thread-local capture: the other ranks' threads keep launching freely.
+  HETC_CUDA_RETURN_IF_ERROR(
+      cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+  Status launched = launch();
+  cudaGraph_t captured = nullptr;
+  cudaError_t ended = cudaStreamEndCapture(stream_, &captured);
+  Status result = !launched.ok() ? launched
+                                 : cuda::cudaStatus(ended, "cudaStreamEndCapture");
+  if (result.ok())
+    result = cuda::cudaStatus(cudaGraphInstantiate(&graph->exec, captured, 0),
+                              "cudaGraphInstantiate");
+  if (captured)
+    cudaGraphDestroy(captured);
+  return result;
+}
+
+Status CudaDevice::runSpan(int span, const std::function<Status()> &launch) {
+  if (static_cast<int>(spans_.size()) <= span)
+    spans_.resize(span + 1);
+  SpanGraph &graph = spans_[span];
+  // The first run is eager: kernels make their handles, workspaces and
+  // scratch then, which capture does not allow.
+  if (!options_.graphs || graph.eager || graph.runs++ == 0)
+    return launch();
+  if (!graph.exec) {
+    Status captured = capture(span, launch, &graph);
+    if (!captured.ok()) {
+      cudaGetLastError(); // the failed capture's error is not the launch's
+      graph.eager = true;
+      std::fprintf(stderr,
+                   "hetrun: %s: span %d runs without a CUDA graph: %s\n",
+                   describe().c_str(), span, captured.toString().c_str());
+      return launch();
+    }
+  }
+  HETC_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(graph.exec, stream_));
+  return okStatus();
+}
+
+Status CudaDevice::synchronize() {
+  HETC_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+  return okStatus();
+}
+
+} // namespace
+
+Status createCudaDevice(const CudaDeviceOptions &options,
+                        std::unique_ptr<Device> *device) {
+  auto made = std::make_unique<CudaDevice>(options);
+  HETC_RETURN_IF_ERROR(made->initialize(), "GPU ", options.ordinal);
+  *device = std::move(made);
+  return okStatus();
+}
+
+int cudaDeviceCount() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+Status cudaSmCount(int ordinal, int *count) {
+  HETC_CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(
+      count, cudaDevAttrMultiProcessorCount, ordinal));
+  return okStatus();
+}
+
+} // namespace hetc::runtime::exec

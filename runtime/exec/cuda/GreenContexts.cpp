@@ -1,0 +1,225 @@
+//===- GreenContexts.cpp --------------------------------------------------===//
+
+#include "runtime/exec/cuda/GreenContexts.h"
+
+#include "runtime/cuda/Stream.h"
+
+#include <cuda.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <utility>
+
+namespace hetc::runtime::exec {
+namespace {
+
+// The driver entry points of green contexts (CUDA 12.4).
+constexpr unsigned kDriverVersion = 12040;
+
+struct DriverApi {
+  decltype(&::cuDeviceGet) deviceGet = nullptr;
+  decltype(&::cuDeviceGetDevResource) deviceGetDevResource = nullptr;
+  decltype(&::cuDevSmResourceSplitByCount) smResourceSplitByCount = nullptr;
+  decltype(&::cuDevResourceGenerateDesc) resourceGenerateDesc = nullptr;
+  decltype(&::cuGreenCtxCreate) greenCtxCreate = nullptr;
+  decltype(&::cuGreenCtxDestroy) greenCtxDestroy = nullptr;
+  decltype(&::cuGreenCtxStreamCreate) greenCtxStreamCreate = nullptr;
+  decltype(&::cuCtxFromGreenCtx) ctxFromGreenCtx = nullptr;
+  decltype(&::cuCtxSetCurrent) ctxSetCurrent = nullptr;
+  decltype(&::cuGetErrorName) getErrorName = nullptr;
+  Status loaded;
+};
+
+template <typename Fn>
+Status load(const char *symbol, Fn *function) {
+  void *address = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  HETC_CUDA_RETURN_IF_ERROR(cudaGetDriverEntryPointByVersion(
+      symbol, &address, kDriverVersion, cudaEnableDefault, &found));
+  if (found != cudaDriverEntryPointSuccess || !address)
+    return unimplemented("the CUDA driver has no ", symbol,
+                         " (green contexts need a CUDA 12.4 driver or newer)");
+  *function = reinterpret_cast<Fn>(address);
+  return okStatus();
+}
+
+const DriverApi &driver() {
+  static const DriverApi api = [] {
+    DriverApi d;
+    d.loaded = [&]() -> Status {
+      HETC_RETURN_IF_ERROR(load("cuDeviceGet", &d.deviceGet));
+      HETC_RETURN_IF_ERROR(
+          load("cuDeviceGetDevResource", &d.deviceGetDevResource));
+      HETC_RETURN_IF_ERROR(
+          load("cuDevSmResourceSplitByCount", &d.smResourceSplitByCount));
+      HETC_RETURN_IF_ERROR(
+          load("cuDevResourceGenerateDesc", &d.resourceGenerateDesc));
+      HETC_RETURN_IF_ERROR(load("cuGreenCtxCreate", &d.greenCtxCreate));
+      HETC_RETURN_IF_ERROR(load("cuGreenCtxDestroy", &d.greenCtxDestroy));
+      HETC_RETURN_IF_ERROR(
+          load("cuGreenCtxStreamCreate", &d.greenCtxStreamCreate));
+      HETC_RETURN_IF_ERROR(load("cuCtxFromGreenCtx", &d.ctxFromGreenCtx));
+      HETC_RETURN_IF_ERROR(load("cuCtxSetCurrent", &d.ctxSetCurrent));
+      return load("cuGetErrorName", &d.getErrorName);
+    }();
+    return d;
+  }();
+  return api;
+}
+
+Status driverStatus(CUresult result, const char *call) {
+  if (result == CUDA_SUCCESS)
+    return okStatus();
+  const char *name = "unknown error";
+  if (driver().getErrorName)
+    driver().getErrorName(result, &name);
+  return internalError(call, ": ", name);
+}
+
+#define HETC_CU_RETURN_IF_ERROR(call)                                          \
+  HETC_RETURN_IF_ERROR(driverStatus((call), #call))
+
+CUdevResource resourceAt(const std::vector<unsigned char> &bytes) {
+  CUdevResource resource;
+  std::memcpy(&resource, bytes.data(), sizeof(resource));
+  return resource;
+}
+
+std::vector<unsigned char> bytesOf(const CUdevResource &resource) {
+  std::vector<unsigned char> bytes(sizeof(resource));
+  std::memcpy(bytes.data(), &resource, sizeof(resource));
+  return bytes;
+}
+
+} // namespace
+
+GreenContext::~GreenContext() { reset(); }
+
+GreenContext::GreenContext(GreenContext &&other) noexcept
+    : green_(std::exchange(other.green_, nullptr)),
+      context_(std::exchange(other.context_, nullptr)),
+      stream_(std::exchange(other.stream_, nullptr)),
+      smCount_(std::exchange(other.smCount_, 0)) {}
+
+GreenContext &GreenContext::operator=(GreenContext &&other) noexcept {
+  if (this != &other) {
+    reset();
+    green_ = std::exchange(other.green_, nullptr);
+    context_ = std::exchange(other.context_, nullptr);
+    stream_ = std::exchange(other.stream_, nullptr);
+    smCount_ = std::exchange(other.smCount_, 0);
+  }
+  return *this;
+}
+
+void GreenContext::reset() {
+  if (stream_)
+    cudaStreamDestroy(stream_);
+  if (green_)
+    driver().greenCtxDestroy(static_cast<CUgreenCtx>(green_));
+  green_ = context_ = nullptr;
+  stream_ = nullptr;
+}
+
+Status GreenContext::makeCurrent() const {
+  HETC_CU_RETURN_IF_ERROR(
+      driver().ctxSetCurrent(static_cast<CUcontext>(context_)));
+  return okStatus();
+}
+
+std::vector<int> smShares(int totalSms, const std::vector<double> &weights,
+                          int minimum, int alignment) {
+  alignment = std::max(alignment, 1);
+  minimum = std::max(minimum, alignment);
+  bool weighted = !weights.empty();
+  double sum = 0.0;
+  for (double weight : weights) {
+    weighted = weighted && weight > 0.0;
+    sum += weight;
+  }
+  std::vector<int> shares;
+  for (double weight : weights) {
+    double fraction = weighted ? weight / sum : 1.0 / weights.size();
+    int share = static_cast<int>(totalSms * fraction) / alignment * alignment;
+    shares.push_back(std::max(minimum, share));
+  }
+  // The minimum may overshoot: take SMs back from the largest shares.
+  int total = std::accumulate(shares.begin(), shares.end(), 0);
+  while (total > totalSms) {
+    auto largest = std::max_element(shares.begin(), shares.end());
+    if (*largest - alignment < minimum)
+      break;
+    *largest -= alignment;
+    total -= alignment;
+  }
+  return shares;
+}
+
+SmPartitions::~SmPartitions() = default;
+
+Status SmPartitions::create(int ordinal, const std::vector<double> &weights,
+                            std::shared_ptr<const SmPartitions> *partitions) {
+  const DriverApi &api = driver();
+  HETC_RETURN_IF_ERROR(api.loaded);
+  // The primary context must exist before green contexts retain it.
+  HETC_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal));
+  HETC_CUDA_RETURN_IF_ERROR(cudaFree(nullptr));
+  CUdevice device;
+  HETC_CU_RETURN_IF_ERROR(api.deviceGet(&device, ordinal));
+  CUdevResource remaining;
+  HETC_CU_RETURN_IF_ERROR(
+      api.deviceGetDevResource(device, &remaining, CU_DEV_RESOURCE_TYPE_SM));
+  std::shared_ptr<SmPartitions> result(new SmPartitions());
+  result->ordinal_ = ordinal;
+  result->totalSms_ = static_cast<int>(remaining.sm.smCount);
+  std::vector<int> counts =
+      smShares(result->totalSms_, weights,
+               static_cast<int>(remaining.sm.minSmPartitionSize),
+               static_cast<int>(remaining.sm.smCoscheduledAlignment));
+  // Each group is split off what the earlier groups left, so the groups
+  // are disjoint.
+  for (size_t i = 0; i < counts.size(); ++i) {
+    CUdevResource group, rest;
+    unsigned groups = 1;
+    HETC_CU_RETURN_IF_ERROR(api.smResourceSplitByCount(
+        &group, &groups, &remaining, &rest, 0,
+        static_cast<unsigned>(counts[i])));
+    if (groups != 1)
+      return resourceExhausted(
+          "GPU ", ordinal, " has ", remaining.sm.smCount,
+          " SMs left for partition ", i, ", which asks for ", counts[i],
+          " (of ", result->totalSms_, " in all)");
+    result->groups_.push_back(bytesOf(group));
+    result->counts_.push_back(static_cast<int>(group.sm.smCount));
+    remaining = rest;
+  }
+  *partitions = std::move(result);
+  return okStatus();
+}
+
+Status SmPartitions::createContext(int index, GreenContext *context) const {
+  const DriverApi &api = driver();
+  CUdevResource group = resourceAt(groups_.at(index));
+  CUdevResourceDesc desc;
+  HETC_CU_RETURN_IF_ERROR(api.resourceGenerateDesc(&desc, &group, 1));
+  CUdevice device;
+  HETC_CU_RETURN_IF_ERROR(api.deviceGet(&device, ordinal_));
+  GreenContext made;
+  CUgreenCtx green;
+  HETC_CU_RETURN_IF_ERROR(
+      api.greenCtxCreate(&green, desc, device, CU_GREEN_CTX_DEFAULT_STREAM));
+  made.green_ = green;
+  made.smCount_ = static_cast<int>(group.sm.smCount);
+  CUcontext asContext;
+  HETC_CU_RETURN_IF_ERROR(api.ctxFromGreenCtx(&asContext, green));
+  made.context_ = asContext;
+  CUstream stream;
+  HETC_CU_RETURN_IF_ERROR(
+      api.greenCtxStreamCreate(&stream, green, CU_STREAM_NON_BLOCKING, 0));
+  made.stream_ = static_cast<cudaStream_t>(stream);
+  *context = std::move(made);
+  return okStatus();
+}
+
+} // namespace hetc::runtime::exec
