@@ -46,8 +46,8 @@ void benchShape(const char *model, int64_t heads, DType dtype) {
   });
   // q, k, v, out, dout read; dq, dk, dv written.
   timeKernel(name + " bwd", 2.5 * forwardFlops, 8 * tensorBytes, [&] {
-    return runtime::cuda::attentionBackward(q, k, v, nullptr, options, out,
-                                            lse, dout, dq, dk, dv);
+    return runtime::cuda::attentionBackward(q, k, v, nullptr, options, out, lse,
+                                            dout, dq, dk, dv);
   });
 }
 

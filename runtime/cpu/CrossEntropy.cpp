@@ -9,6 +9,7 @@
 
 #include "runtime/cpu/CrossEntropy.h"
 
+#include "runtime/base/CrossEntropyShape.h"
 #include "runtime/cpu/internal/Parallel.h"
 
 #include <cmath>
@@ -19,36 +20,17 @@ namespace {
 
 using internal::parallelFor;
 
-struct Layout {
-  int64_t n = 0, classes = 0, inner = 1;
-  int64_t rows() const { return n * inner; }
-  // Offset of the first class score of row `row` (row = sample * inner + i).
-  int64_t base(int64_t row) const {
-    return (row / inner) * classes * inner + row % inner;
-  }
-};
+// Offset of the first class score of row `row` (row = sample * inner + i).
+int64_t rowBase(const CrossEntropyLayout &l, int64_t row) {
+  return (row / l.inner) * l.classes * l.inner + row % l.inner;
+}
 
 Status prepare(const char *name, const TensorView &logits,
                const TensorView &labels, const CrossEntropyOptions &options,
-               Layout *layout) {
+               CrossEntropyLayout *layout) {
   HETC_RETURN_IF_ERROR(checkDType(logits, DType::kF32, "logits"), name);
   HETC_RETURN_IF_ERROR(checkData(logits, "logits"), name);
-  HETC_RETURN_IF_ERROR(checkData(labels, "labels"), name);
-  if (labels.dtype != DType::kI64 && labels.dtype != DType::kI32)
-    return invalidArgument(name, ": labels must be i64 or i32, got ",
-                           labels.describe());
-  if (logits.rank() < 2)
-    return invalidArgument(name, ": logits must be [N, C, d...], got ",
-                           logits.describe());
-  Shape expected = logits.shape;
-  expected.erase(expected.begin() + 1);
-  HETC_RETURN_IF_ERROR(checkShape(labels, expected, "labels"), name);
-  layout->n = logits.shape[0];
-  layout->classes = logits.shape[1];
-  layout->inner = numElements(Shape(logits.shape.begin() + 2, logits.shape.end()));
-  if (layout->classes == 0 && layout->rows() > 0)
-    return invalidArgument(name, ": logits have no classes: ",
-                           logits.describe());
+  HETC_RETURN_IF_ERROR(planCrossEntropyRows(name, logits, labels, layout));
   // Validate every label before writing anything.
   int64_t count = labels.numel();
   for (int64_t row = 0; row < count; ++row) {
@@ -87,34 +69,17 @@ RowStats rowStats(const float *x, int64_t classes, int64_t stride) {
   return {m, std::log(sum)};
 }
 
-Status checkLossShape(const char *name, const TensorView &t, const char *what,
-                      const TensorView &labels, LossReduction reduction) {
-  HETC_RETURN_IF_ERROR(checkDType(t, DType::kF32, what), name);
-  HETC_RETURN_IF_ERROR(checkData(t, what), name);
-  if (reduction == LossReduction::kNone)
-    return checkShape(t, labels.shape, what).annotate(name);
-  if (t.numel() != 1)
-    return invalidArgument(name, ": ", what,
-                           " must have one element for a reduced loss, got ",
-                           t.describe());
-  return okStatus();
-}
-
 } // namespace
 
 Status crossEntropy(const TensorView &logits, const TensorView &labels,
                     const CrossEntropyOptions &options, const TensorView &loss,
                     const TensorView *lse) {
   const char *name = "cross_entropy";
-  Layout layout;
+  CrossEntropyLayout layout;
   HETC_RETURN_IF_ERROR(prepare(name, logits, labels, options, &layout));
   HETC_RETURN_IF_ERROR(
       checkLossShape(name, loss, "loss", labels, options.reduction));
-  if (lse) {
-    HETC_RETURN_IF_ERROR(checkDType(*lse, DType::kF32, "lse"), name);
-    HETC_RETURN_IF_ERROR(checkData(*lse, "lse"), name);
-    HETC_RETURN_IF_ERROR(checkShape(*lse, labels.shape, "lse"), name);
-  }
+  HETC_RETURN_IF_ERROR(checkLse(name, lse, labels));
   const float *xp = logits.as<float>();
   float *lsep = lse ? lse->as<float>() : nullptr;
   int64_t rows = layout.rows();
@@ -122,7 +87,7 @@ Status crossEntropy(const TensorView &logits, const TensorView &labels,
   int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(layout.classes, 1));
   parallelFor(rows, grain, [&](int64_t b, int64_t e) {
     for (int64_t row = b; row < e; ++row) {
-      const float *x = xp + layout.base(row);
+      const float *x = xp + rowBase(layout, row);
       RowStats st = rowStats(x, layout.classes, layout.inner);
       if (lsep)
         lsep[row] = st.lse();
@@ -157,15 +122,11 @@ Status crossEntropyBackward(const TensorView &logits, const TensorView &labels,
                             const TensorView &dloss, const TensorView *lse,
                             const TensorView &dlogits) {
   const char *name = "cross_entropy_backward";
-  Layout layout;
+  CrossEntropyLayout layout;
   HETC_RETURN_IF_ERROR(prepare(name, logits, labels, options, &layout));
   HETC_RETURN_IF_ERROR(
       checkLossShape(name, dloss, "dloss", labels, options.reduction));
-  if (lse) {
-    HETC_RETURN_IF_ERROR(checkDType(*lse, DType::kF32, "lse"), name);
-    HETC_RETURN_IF_ERROR(checkData(*lse, "lse"), name);
-    HETC_RETURN_IF_ERROR(checkShape(*lse, labels.shape, "lse"), name);
-  }
+  HETC_RETURN_IF_ERROR(checkLse(name, lse, labels));
   HETC_RETURN_IF_ERROR(checkDType(dlogits, DType::kF32, "dlogits"), name);
   HETC_RETURN_IF_ERROR(checkData(dlogits, "dlogits"), name);
   HETC_RETURN_IF_ERROR(checkShape(dlogits, logits.shape, "dlogits"), name);
@@ -186,7 +147,7 @@ Status crossEntropyBackward(const TensorView &logits, const TensorView &labels,
   int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(layout.classes, 1));
   parallelFor(rows, grain, [&](int64_t b, int64_t e) {
     for (int64_t row = b; row < e; ++row) {
-      int64_t base = layout.base(row), s = layout.inner;
+      int64_t base = rowBase(layout, row), s = layout.inner;
       const float *x = xp + base;
       float *g = gp + base;
       int64_t label = labelAt(labels, row);

@@ -9,6 +9,7 @@
 #define HETC_RUNTIME_CPU_DATAMOVEMENT_H
 
 #include "runtime/base/KernelOptions.h"
+#include "runtime/base/SliceParams.h"
 #include "runtime/base/Tensor.h"
 
 namespace hetc::runtime::cpu {
@@ -20,7 +21,7 @@ Status transpose(const TensorView &x, const std::vector<int64_t> &perm,
 using runtime::SliceParams;
 
 // The result shape of slicing `input` (also validates the parameters).
-Status sliceShape(const Shape &input, const SliceParams &params, Shape *out);
+using runtime::sliceShape;
 
 Status slice(const TensorView &x, const SliceParams &params,
              const TensorView &y);

@@ -2,6 +2,7 @@
 
 #include "runtime/cpu/Elementwise.h"
 
+#include "runtime/base/ElementwiseChecks.h"
 #include "runtime/base/Half.h"
 #include "runtime/cpu/internal/Broadcast.h"
 #include "runtime/cpu/internal/Convert.h"
@@ -101,10 +102,6 @@ float unaryDerivative(UnaryOp op, float x) {
   }
   }
   return 0.0f;
-}
-
-Status checkOperand(const TensorView &t, const char *what) {
-  return checkData(t, what);
 }
 
 template <typename T, typename Op>
@@ -207,12 +204,7 @@ void binaryTyped(BinaryOp op, const internal::BroadcastLoop &loop,
 
 Status unary(UnaryOp op, const TensorView &x, const TensorView &y) {
   const char *name = unaryOpName(op);
-  HETC_RETURN_IF_ERROR(checkOperand(x, "x"), name);
-  HETC_RETURN_IF_ERROR(checkOperand(y, "y"), name);
-  if (y.dtype != x.dtype)
-    return invalidArgument(name, ": y must have x's dtype ",
-                           dtypeName(x.dtype), ", got ", y.describe());
-  HETC_RETURN_IF_ERROR(checkShape(y, x.shape, "y"), name);
+  HETC_RETURN_IF_ERROR(checkUnaryOperands(name, x, y));
   int64_t n = x.numel();
   if (op == UnaryOp::kNeg && (x.dtype == DType::kI64 || x.dtype == DType::kI32)) {
     auto negate = [&](auto tag) {
@@ -246,11 +238,8 @@ Status unaryBackward(UnaryOp op, const TensorView &x, const TensorView &dy,
   HETC_RETURN_IF_ERROR(checkDType(x, DType::kF32, "x"), name);
   HETC_RETURN_IF_ERROR(checkDType(dy, DType::kF32, "dy"), name);
   HETC_RETURN_IF_ERROR(checkDType(dx, DType::kF32, "dx"), name);
-  HETC_RETURN_IF_ERROR(checkOperand(x, "x"), name);
-  HETC_RETURN_IF_ERROR(checkOperand(dy, "dy"), name);
-  HETC_RETURN_IF_ERROR(checkOperand(dx, "dx"), name);
-  HETC_RETURN_IF_ERROR(checkShape(dy, x.shape, "dy"), name);
-  HETC_RETURN_IF_ERROR(checkShape(dx, x.shape, "dx"), name);
+  HETC_RETURN_IF_ERROR(
+      checkUnaryBackwardOperands(name.c_str(), x, dy, dx));
   const float *xp = x.as<float>();
   const float *dyp = dy.as<float>();
   float *dxp = dx.as<float>();
@@ -264,13 +253,7 @@ Status unaryBackward(UnaryOp op, const TensorView &x, const TensorView &dy,
 Status binary(BinaryOp op, const TensorView &a, const TensorView &b,
               const TensorView &out) {
   const char *name = binaryOpName(op);
-  HETC_RETURN_IF_ERROR(checkOperand(a, "a"), name);
-  HETC_RETURN_IF_ERROR(checkOperand(b, "b"), name);
-  HETC_RETURN_IF_ERROR(checkOperand(out, "out"), name);
-  if (a.dtype != b.dtype || out.dtype != a.dtype)
-    return invalidArgument(name, ": operands must share a dtype, got a ",
-                           a.describe(), ", b ", b.describe(), ", out ",
-                           out.describe());
+  HETC_RETURN_IF_ERROR(checkBinaryOperands(name, a, b, out));
   bool isInt = a.dtype == DType::kI64 || a.dtype == DType::kI32;
   bool intOk = op != BinaryOp::kDiv;
   if (a.dtype != DType::kF32 && !(isInt && intOk))
@@ -278,8 +261,7 @@ Status binary(BinaryOp op, const TensorView &a, const TensorView &b,
                            " (f32, or i64/i32 for add, sub, mul, pow, "
                            "minimum, maximum)");
   Shape shape;
-  HETC_RETURN_IF_ERROR(broadcastShapes(a.shape, b.shape, &shape), name);
-  HETC_RETURN_IF_ERROR(checkShape(out, shape, "out"), name);
+  HETC_RETURN_IF_ERROR(binaryOutputShape(name, a, b, out, &shape));
   internal::BroadcastLoop loop;
   HETC_RETURN_IF_ERROR(
       internal::makeBroadcastLoop(shape, {&a.shape, &b.shape}, &loop), name);
@@ -293,16 +275,8 @@ Status binary(BinaryOp op, const TensorView &a, const TensorView &b,
 }
 
 Status equal(const TensorView &a, const TensorView &b, const TensorView &out) {
-  HETC_RETURN_IF_ERROR(checkOperand(a, "a"), "equal");
-  HETC_RETURN_IF_ERROR(checkOperand(b, "b"), "equal");
-  HETC_RETURN_IF_ERROR(checkOperand(out, "out"), "equal");
-  if (a.dtype != b.dtype)
-    return invalidArgument("equal: operands must share a dtype, got a ",
-                           a.describe(), ", b ", b.describe());
-  HETC_RETURN_IF_ERROR(checkDType(out, DType::kBool, "out"), "equal");
   Shape shape;
-  HETC_RETURN_IF_ERROR(broadcastShapes(a.shape, b.shape, &shape), "equal");
-  HETC_RETURN_IF_ERROR(checkShape(out, shape, "out"), "equal");
+  HETC_RETURN_IF_ERROR(checkEqualOperands(a, b, out, &shape));
   internal::BroadcastLoop loop;
   HETC_RETURN_IF_ERROR(
       internal::makeBroadcastLoop(shape, {&a.shape, &b.shape}, &loop), "equal");
@@ -324,21 +298,8 @@ Status equal(const TensorView &a, const TensorView &b, const TensorView &out) {
 
 Status where(const TensorView &cond, const TensorView &onTrue,
              const TensorView &onFalse, const TensorView &out) {
-  HETC_RETURN_IF_ERROR(checkOperand(cond, "cond"), "where");
-  HETC_RETURN_IF_ERROR(checkOperand(onTrue, "on_true"), "where");
-  HETC_RETURN_IF_ERROR(checkOperand(onFalse, "on_false"), "where");
-  HETC_RETURN_IF_ERROR(checkOperand(out, "out"), "where");
-  HETC_RETURN_IF_ERROR(checkDType(cond, DType::kBool, "cond"), "where");
-  if (onTrue.dtype != onFalse.dtype || out.dtype != onTrue.dtype)
-    return invalidArgument("where: on_true, on_false and out must share a "
-                           "dtype, got ",
-                           onTrue.describe(), ", ", onFalse.describe(), ", ",
-                           out.describe());
-  Shape shape, tmp;
-  HETC_RETURN_IF_ERROR(broadcastShapes(cond.shape, onTrue.shape, &tmp),
-                       "where");
-  HETC_RETURN_IF_ERROR(broadcastShapes(tmp, onFalse.shape, &shape), "where");
-  HETC_RETURN_IF_ERROR(checkShape(out, shape, "out"), "where");
+  Shape shape;
+  HETC_RETURN_IF_ERROR(checkWhereOperands(cond, onTrue, onFalse, out, &shape));
   internal::BroadcastLoop loop;
   HETC_RETURN_IF_ERROR(
       internal::makeBroadcastLoop(
@@ -368,8 +329,8 @@ Status reduceToShape(const TensorView &grad, const TensorView &out,
   HETC_RETURN_IF_ERROR(checkDType(grad, DType::kF32, "grad"),
                        "reduce_to_shape");
   HETC_RETURN_IF_ERROR(checkDType(out, DType::kF32, "out"), "reduce_to_shape");
-  HETC_RETURN_IF_ERROR(checkOperand(grad, "grad"), "reduce_to_shape");
-  HETC_RETURN_IF_ERROR(checkOperand(out, "out"), "reduce_to_shape");
+  HETC_RETURN_IF_ERROR(checkData(grad, "grad"), "reduce_to_shape");
+  HETC_RETURN_IF_ERROR(checkData(out, "out"), "reduce_to_shape");
   std::vector<int64_t> strides;
   HETC_RETURN_IF_ERROR(
       internal::broadcastStrides(out.shape, grad.shape, &strides),
@@ -450,9 +411,7 @@ void castThroughFloat(const TensorView &in, const TensorView &out) {
 } // namespace
 
 Status cast(const TensorView &in, const TensorView &out) {
-  HETC_RETURN_IF_ERROR(checkOperand(in, "in"), "cast");
-  HETC_RETURN_IF_ERROR(checkOperand(out, "out"), "cast");
-  HETC_RETURN_IF_ERROR(checkShape(out, in.shape, "out"), "cast");
+  HETC_RETURN_IF_ERROR(checkCastOperands(in, out));
   if (isHalf(in.dtype) || isHalf(out.dtype)) {
     castThroughFloat(in, out);
     return okStatus();

@@ -7,6 +7,7 @@
 
 #include "runtime/cpu/Gather.h"
 
+#include "runtime/base/GatherShape.h"
 #include "runtime/cpu/internal/Parallel.h"
 
 #include <cstring>
@@ -18,50 +19,27 @@ using internal::parallelFor;
 
 constexpr int64_t kColChunk = 64;
 
-struct GatherLayout {
-  int64_t outer = 1, dim = 0, inner = 1, count = 0;
-  std::vector<int64_t> index; // normalized to [0, dim)
+// The layout with every index normalized to [0, dim).
+struct GatherIndex {
+  GatherLayout layout;
+  std::vector<int64_t> index;
 };
 
-// Checks shapes and normalizes every index; `data` is the table (or its
-// gradient) and `out` the gathered tensor (or its gradient).
+// Checks shapes (GatherShape.h) and every index value.
 Status prepare(const char *name, const TensorView &data,
                const TensorView &indices, int64_t axis, const TensorView &out,
-               GatherLayout *layout) {
-  HETC_RETURN_IF_ERROR(checkData(data, "data"), name);
-  HETC_RETURN_IF_ERROR(checkData(indices, "indices"), name);
-  HETC_RETURN_IF_ERROR(checkData(out, "out"), name);
-  if (indices.dtype != DType::kI64 && indices.dtype != DType::kI32)
-    return invalidArgument(name, ": indices must be i64 or i32, got ",
-                           indices.describe());
-  if (data.rank() == 0)
-    return invalidArgument(name, ": data must have rank >= 1");
-  int64_t a;
-  HETC_RETURN_IF_ERROR(normalizeAxis(axis, data.rank(), &a), name);
-  Shape expected(data.shape.begin(), data.shape.begin() + a);
-  expected.insert(expected.end(), indices.shape.begin(), indices.shape.end());
-  expected.insert(expected.end(), data.shape.begin() + a + 1, data.shape.end());
-  if (out.shape != expected)
-    return invalidArgument(name, ": gathering ", indices.describe(),
-                           " along axis ", a, " of ", data.describe(),
-                           " gives shape ", shapeToString(expected), ", not ",
-                           shapeToString(out.shape));
-  if (out.dtype != data.dtype)
-    return invalidArgument(name, ": dtypes differ: ", data.describe(), " and ",
-                           out.describe());
-  layout->outer = numElements(Shape(data.shape.begin(), data.shape.begin() + a));
-  layout->dim = data.shape[a];
-  layout->inner = numElements(Shape(data.shape.begin() + a + 1, data.shape.end()));
-  layout->count = indices.numel();
-  layout->index.resize(layout->count);
-  for (int64_t i = 0; i < layout->count; ++i) {
+               GatherIndex *gi) {
+  HETC_RETURN_IF_ERROR(planGather(name, data, indices, axis, out, &gi->layout));
+  const GatherLayout &l = gi->layout;
+  gi->index.resize(l.count);
+  for (int64_t i = 0; i < l.count; ++i) {
     int64_t v = indices.dtype == DType::kI64 ? indices.as<int64_t>()[i]
                                              : indices.as<int32_t>()[i];
-    if (v < -layout->dim || v >= layout->dim)
+    if (v < -l.dim || v >= l.dim)
       return outOfRange(name, ": index ", v, " at position ", i,
-                        " is out of range for axis ", a, " of size ",
-                        layout->dim);
-    layout->index[i] = v < 0 ? v + layout->dim : v;
+                        " is out of range for axis ", l.axis, " of size ",
+                        l.dim);
+    gi->index[i] = v < 0 ? v + l.dim : v;
   }
   return okStatus();
 }
@@ -70,8 +48,9 @@ Status prepare(const char *name, const TensorView &data,
 
 Status gather(const TensorView &data, const TensorView &indices, int64_t axis,
               const TensorView &out) {
-  GatherLayout l;
-  HETC_RETURN_IF_ERROR(prepare("gather", data, indices, axis, out, &l));
+  GatherIndex gi;
+  HETC_RETURN_IF_ERROR(prepare("gather", data, indices, axis, out, &gi));
+  const GatherLayout &l = gi.layout;
   size_t rowBytes = static_cast<size_t>(l.inner) * dtypeSize(data.dtype);
   const char *src = static_cast<const char *>(data.data);
   char *dst = static_cast<char *>(out.data);
@@ -80,7 +59,7 @@ Status gather(const TensorView &data, const TensorView &indices, int64_t axis,
     for (int64_t r = b; r < e; ++r) {
       int64_t o = r / l.count, i = r % l.count;
       std::memcpy(dst + r * rowBytes,
-                  src + (o * l.dim + l.index[i]) * rowBytes, rowBytes);
+                  src + (o * l.dim + gi.index[i]) * rowBytes, rowBytes);
     }
   });
   return okStatus();
@@ -90,8 +69,9 @@ Status gatherBackward(const TensorView &dout, const TensorView &indices,
                       int64_t axis, const TensorView &ddata, bool accumulate) {
   const char *name = "gather_backward";
   HETC_RETURN_IF_ERROR(checkDType(ddata, DType::kF32, "ddata"), name);
-  GatherLayout l;
-  HETC_RETURN_IF_ERROR(prepare(name, ddata, indices, axis, dout, &l));
+  GatherIndex gi;
+  HETC_RETURN_IF_ERROR(prepare(name, ddata, indices, axis, dout, &gi));
+  const GatherLayout &l = gi.layout;
   const float *g = dout.as<float>();
   float *d = ddata.as<float>();
   if (!accumulate)
@@ -107,7 +87,7 @@ Status gatherBackward(const TensorView &dout, const TensorView &indices,
       int64_t cn = std::min(kColChunk, l.inner - c0);
       for (int64_t i = 0; i < l.count; ++i) {
         const float *src = g + (o * l.count + i) * l.inner + c0;
-        float *dst = d + (o * l.dim + l.index[i]) * l.inner + c0;
+        float *dst = d + (o * l.dim + gi.index[i]) * l.inner + c0;
         for (int64_t c = 0; c < cn; ++c)
           dst[c] += src[c];
       }
@@ -121,13 +101,7 @@ namespace {
 // The same check gather makes, worded for token ids.
 Status checkTokenIds(const char *name, const TensorView &table,
                      const TensorView &ids) {
-  if (table.rank() != 2)
-    return invalidArgument(name, ": table must be [V, E], got ",
-                           table.describe());
-  if (ids.dtype != DType::kI64 && ids.dtype != DType::kI32)
-    return invalidArgument(name, ": ids must be i64 or i32, got ",
-                           ids.describe());
-  HETC_RETURN_IF_ERROR(checkData(ids, "ids"), name);
+  HETC_RETURN_IF_ERROR(checkTokenIdsShape(name, table, ids));
   int64_t vocab = table.shape[0];
   for (int64_t i = 0, n = ids.numel(); i < n; ++i) {
     int64_t v = ids.dtype == DType::kI64 ? ids.as<int64_t>()[i]

@@ -8,6 +8,7 @@
 
 #include "runtime/cpu/Norms.h"
 
+#include "runtime/base/NormShape.h"
 #include "runtime/cpu/internal/Parallel.h"
 
 #include <cmath>
@@ -32,31 +33,11 @@ Status checkOptional(const TensorView *t, const Shape &shape,
   return checkShape(*t, shape, what);
 }
 
-Status checkRowStat(const TensorView *t, int64_t rows, const char *what) {
-  if (!t)
-    return okStatus();
-  HETC_RETURN_IF_ERROR(checkF32(*t, what));
-  if (t->numel() != rows)
-    return invalidArgument(what, " must have ", rows, " elements (one per ",
-                           "normalized row), got ", t->describe());
-  return okStatus();
-}
-
-// x as [rows, cols] split at `axis`.
+// x as [rows, cols] split at `axis` (NormShape.h).
 Status splitRows(const TensorView &x, int64_t axis, int64_t *rows,
                  int64_t *cols, Shape *paramShape) {
   HETC_RETURN_IF_ERROR(checkF32(x, "x"));
-  if (x.rank() == 0)
-    return invalidArgument("x must have rank >= 1");
-  int64_t a;
-  HETC_RETURN_IF_ERROR(normalizeAxis(axis, x.rank(), &a));
-  *paramShape = Shape(x.shape.begin() + a, x.shape.end());
-  *cols = numElements(*paramShape);
-  *rows = numElements(Shape(x.shape.begin(), x.shape.begin() + a));
-  if (*cols == 0)
-    return invalidArgument("the normalized dimensions of x ", x.describe(),
-                           " are empty");
-  return okStatus();
+  return splitNormRows(x, axis, rows, cols, paramShape);
 }
 
 int64_t rowGrain(int64_t cols) {

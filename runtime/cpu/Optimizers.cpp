@@ -9,6 +9,7 @@
 #include "runtime/cpu/Optimizers.h"
 #include "runtime/cpu/DataMovement.h"
 
+#include "runtime/base/OptimizerChecks.h"
 #include "runtime/cpu/internal/Parallel.h"
 
 #include <cmath>
@@ -135,11 +136,7 @@ Status sumOfSquares(const std::vector<TensorView> &grads, double *sumSquares) {
 }
 
 Status globalNorm(const std::vector<TensorView> &grads, const TensorView &out) {
-  if (out.rank() != 0 || (out.dtype != DType::kF32 && out.dtype != DType::kF64))
-    return invalidArgument("global_norm: out must be a 0-D f32 or f64 tensor, "
-                           "got ",
-                           out.describe());
-  HETC_RETURN_IF_ERROR(checkData(out, "out"), "global_norm");
+  HETC_RETURN_IF_ERROR(checkGlobalNormOut(out));
   double sumSquares = 0.0;
   HETC_RETURN_IF_ERROR(sumOfSquares(grads, &sumSquares), "global_norm");
   double norm = std::sqrt(sumSquares);

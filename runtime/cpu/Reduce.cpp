@@ -2,6 +2,7 @@
 
 #include "runtime/cpu/Reduce.h"
 
+#include "runtime/base/ReduceShape.h"
 #include "runtime/cpu/internal/Parallel.h"
 #include "runtime/cpu/internal/Reduction.h"
 
@@ -138,44 +139,17 @@ void reduceDims(ReduceKind kind, const float *x, const Shape &shape,
 Status reduce(ReduceOp op, const TensorView &x,
               const std::vector<int64_t> &axes, bool keepDims,
               const TensorView &y) {
-  const char *name = op == ReduceOp::kSum    ? "reduce_sum"
-                     : op == ReduceOp::kMean ? "reduce_mean"
-                                             : "reduce_max";
+  const char *name = reduceOpName(op);
   HETC_RETURN_IF_ERROR(checkDType(x, DType::kF32, "x"), name);
   HETC_RETURN_IF_ERROR(checkData(x, "x"), name);
   HETC_RETURN_IF_ERROR(checkDType(y, DType::kF32, "y"), name);
   HETC_RETURN_IF_ERROR(checkData(y, "y"), name);
-  std::vector<bool> reduced(x.shape.size(), false);
-  for (int64_t axis : axes) {
-    int64_t a;
-    HETC_RETURN_IF_ERROR(normalizeAxis(axis, x.rank(), &a), name);
-    if (reduced[a])
-      return invalidArgument(name, ": axis ", axis, " is listed twice");
-    reduced[a] = true;
-  }
-  Shape expected;
-  int64_t count = 1;
-  for (size_t k = 0; k < x.shape.size(); ++k) {
-    if (!reduced[k])
-      expected.push_back(x.shape[k]);
-    else {
-      count *= x.shape[k];
-      if (keepDims)
-        expected.push_back(1);
-      if (op == ReduceOp::kMax && x.shape[k] == 0)
-        return invalidArgument(name, ": cannot take the maximum over axis ",
-                               k, " of size 0 (x is ", x.describe(), ")");
-    }
-  }
-  HETC_RETURN_IF_ERROR(checkShape(y, expected, "y"), name);
-  double scale = op == ReduceOp::kMean
-                     ? (count == 0 ? std::numeric_limits<double>::quiet_NaN()
-                                   : 1.0 / static_cast<double>(count))
-                     : 1.0;
+  ReducedAxes dims;
+  HETC_RETURN_IF_ERROR(planReducedAxes(name, op, x, axes, keepDims, y, &dims));
   internal::reduceDims(op == ReduceOp::kMax ? internal::ReduceKind::kMax
                                             : internal::ReduceKind::kSum,
-                       x.as<float>(), x.shape, reduced, y.as<float>(),
-                       /*accumulate=*/false, scale);
+                       x.as<float>(), x.shape, dims.reduced, y.as<float>(),
+                       /*accumulate=*/false, dims.scale);
   return okStatus();
 }
 

@@ -7,6 +7,7 @@
 
 #include "runtime/cpu/Softmax.h"
 
+#include "runtime/base/SoftmaxShape.h"
 #include "runtime/cpu/internal/Parallel.h"
 
 #include <cmath>
@@ -15,36 +16,18 @@
 namespace hetc::runtime::cpu {
 namespace {
 
-struct AxisView {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-
 Status prepare(const char *name, const TensorView &in, const char *inName,
                const TensorView *other, const char *otherName,
                const TensorView &out, const char *outName, int64_t axis,
-               AxisView *view) {
+               SoftmaxAxis *view) {
   HETC_RETURN_IF_ERROR(checkDType(in, DType::kF32, inName), name);
   HETC_RETURN_IF_ERROR(checkData(in, inName), name);
-  if (other) {
-    HETC_RETURN_IF_ERROR(checkDType(*other, DType::kF32, otherName), name);
-    HETC_RETURN_IF_ERROR(checkData(*other, otherName), name);
-    HETC_RETURN_IF_ERROR(checkShape(*other, in.shape, otherName), name);
-  }
-  HETC_RETURN_IF_ERROR(checkDType(out, DType::kF32, outName), name);
-  HETC_RETURN_IF_ERROR(checkData(out, outName), name);
-  HETC_RETURN_IF_ERROR(checkShape(out, in.shape, outName), name);
-  if (in.rank() == 0)
-    return invalidArgument(name, ": ", inName, " must have rank >= 1");
-  int64_t a;
-  HETC_RETURN_IF_ERROR(normalizeAxis(axis, in.rank(), &a), name);
-  view->outer = numElements(Shape(in.shape.begin(), in.shape.begin() + a));
-  view->n = in.shape[a];
-  view->inner = numElements(Shape(in.shape.begin() + a + 1, in.shape.end()));
-  return okStatus();
+  return planSoftmaxAxis(name, in, inName, other, otherName, out, outName,
+                         axis, view);
 }
 
 // Runs body(base, stride) for every row in parallel.
-template <typename Body> void forEachRow(const AxisView &v, const Body &body) {
+template <typename Body> void forEachRow(const SoftmaxAxis &v, const Body &body) {
   int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(v.n, 1));
   internal::parallelFor(v.outer * v.inner, grain, [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
@@ -57,7 +40,7 @@ template <typename Body> void forEachRow(const AxisView &v, const Body &body) {
 Status softmaxImpl(const TensorView &x, int64_t axis, const TensorView &y,
                    bool log) {
   const char *name = log ? "log_softmax" : "softmax";
-  AxisView v;
+  SoftmaxAxis v;
   HETC_RETURN_IF_ERROR(prepare(name, x, "x", nullptr, "", y, "y", axis, &v));
   const float *xp = x.as<float>();
   float *yp = y.as<float>();
@@ -104,7 +87,7 @@ Status logSoftmax(const TensorView &x, int64_t axis, const TensorView &y) {
 
 Status softmaxBackward(const TensorView &y, const TensorView &dy, int64_t axis,
                        const TensorView &dx) {
-  AxisView v;
+  SoftmaxAxis v;
   HETC_RETURN_IF_ERROR(
       prepare("softmax_backward", y, "y", &dy, "dy", dx, "dx", axis, &v));
   const float *yp = y.as<float>();
@@ -126,7 +109,7 @@ Status softmaxBackward(const TensorView &y, const TensorView &dy, int64_t axis,
 
 Status logSoftmaxBackward(const TensorView &y, const TensorView &dy,
                           int64_t axis, const TensorView &dx) {
-  AxisView v;
+  SoftmaxAxis v;
   HETC_RETURN_IF_ERROR(
       prepare("log_softmax_backward", y, "y", &dy, "dy", dx, "dx", axis, &v));
   const float *yp = y.as<float>();

@@ -1,4 +1,4 @@
-//===- Attention.cu ---------------------------------------------------------===//
+//===- Attention.cu -------------------------------------------------------===//
 //
 // Host side of the attention kernels: validation (as runtime/cpu's), the
 // mask's broadcast strides, and the choice of kernels. bf16 and f16 with
@@ -175,10 +175,13 @@ bool useMma(const Geometry &g, std::initializer_list<const TensorView *> all) {
 // Launches `kernel` with `smem` dynamic shared bytes, raising the kernel's
 // limit above the default 48 KiB where needed.
 template <typename... Params, typename... Args>
-Status launch(void (*kernel)(Params...), int64_t blocks, int threads,
-              int smem, const char *name, Args... args) {
+Status launch(void (*kernel)(Params...), int64_t blocks, int threads, int smem,
+              const char *name, Args... args) {
   if (blocks == 0)
     return okStatus();
+  if (blocks > std::numeric_limits<int>::max())
+    return invalidArgument(name, ": ", blocks,
+                           " thread blocks exceed the grid");
   if (smem > 48 * 1024)
     HETC_CUDA_RETURN_IF_ERROR(cudaFuncSetAttribute(
         kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -197,9 +200,9 @@ Status forward(const Geometry &g, const AttentionMask &mask, const T *q,
     if (mma) {
       int64_t qBlocks = blocksOf(g.shape.tq, internal::kMmaBlock);
       return launch(internal::attentionForwardMma<T, DMAX>, g.heads * qBlocks,
-                    internal::kMmaThreads,
-                    internal::mmaForwardBytes<T, DMAX>(), name, q, k, v, mask,
-                    g.shape, static_cast<int>(qBlocks), out, lse);
+                    internal::kMmaThreads, internal::mmaForwardBytes<T, DMAX>(),
+                    name, q, k, v, mask, g.shape, static_cast<int>(qBlocks),
+                    out, lse);
     }
   }
   int64_t qBlocks = blocksOf(g.shape.tq, internal::kSimtBlock);
@@ -216,19 +219,18 @@ Status backward(const Geometry &g, const AttentionMask &mask, const T *q,
   const char *name = "attention_backward";
   constexpr int kDeltaRowsPerBlock = 8; // one warp per row
   int64_t rows = g.heads * g.shape.tq;
-  HETC_RETURN_IF_ERROR(launch(internal::attentionDeltaKernel<T>,
-                              blocksOf(rows, kDeltaRowsPerBlock),
-                              kDeltaRowsPerBlock * 32, 0, name, out, dout,
-                              rows, g.shape.dv, delta));
+  HETC_RETURN_IF_ERROR(launch(
+      internal::attentionDeltaKernel<T>, blocksOf(rows, kDeltaRowsPerBlock),
+      kDeltaRowsPerBlock * 32, 0, name, out, dout, rows, g.shape.dv, delta));
   if constexpr (!std::is_same_v<T, float>) {
     if (mma) {
       int64_t kBlocks = blocksOf(g.shape.tk, internal::kMmaBlock);
       int64_t qBlocks = blocksOf(g.shape.tq, internal::kMmaBlock);
-      HETC_RETURN_IF_ERROR(launch(
-          internal::attentionBackwardKeysMma<T, DMAX>, g.heads * kBlocks,
-          internal::kMmaThreads, internal::mmaKeysBytes<T, DMAX>(), name, q,
-          k, v, dout, lse, static_cast<const float *>(delta), mask, g.shape,
-          static_cast<int>(kBlocks), dk, dv));
+      HETC_RETURN_IF_ERROR(
+          launch(internal::attentionBackwardKeysMma<T, DMAX>, g.heads * kBlocks,
+                 internal::kMmaThreads, internal::mmaKeysBytes<T, DMAX>(), name,
+                 q, k, v, dout, lse, static_cast<const float *>(delta), mask,
+                 g.shape, static_cast<int>(kBlocks), dk, dv));
       return launch(internal::attentionBackwardQueriesMma<T, DMAX>,
                     g.heads * qBlocks, internal::kMmaThreads,
                     internal::mmaQueriesBytes<T, DMAX>(), name, q, k, v, dout,
@@ -238,12 +240,12 @@ Status backward(const Geometry &g, const AttentionMask &mask, const T *q,
   }
   int64_t kBlocks = blocksOf(g.shape.tk, internal::kSimtBlock);
   int64_t qBlocks = blocksOf(g.shape.tq, internal::kSimtBlock);
-  HETC_RETURN_IF_ERROR(launch(
-      internal::attentionBackwardKeysSimt<T, DMAX>, g.heads * kBlocks,
-      internal::kSimtThreads,
-      internal::simtKeysFloats<DMAX>() * int(sizeof(float)), name, q, k, v,
-      dout, lse, static_cast<const float *>(delta), mask, g.shape,
-      static_cast<int>(kBlocks), dk, dv));
+  HETC_RETURN_IF_ERROR(
+      launch(internal::attentionBackwardKeysSimt<T, DMAX>, g.heads * kBlocks,
+             internal::kSimtThreads,
+             internal::simtKeysFloats<DMAX>() * int(sizeof(float)), name, q, k,
+             v, dout, lse, static_cast<const float *>(delta), mask, g.shape,
+             static_cast<int>(kBlocks), dk, dv));
   return launch(internal::attentionBackwardQueriesSimt<T, DMAX>,
                 g.heads * qBlocks, internal::kSimtThreads,
                 internal::simtQueriesFloats<DMAX>() * int(sizeof(float)), name,
@@ -274,9 +276,8 @@ Status backward(const Geometry &g, const AttentionMask &mask,
   bool mma = useMma<T>(g, {&q, &k, &v, &out, &dout, &dq, &dk, &dv});
   auto run = [&](auto dmax) {
     return backward<T, decltype(dmax)::value>(
-        g, mask, q.as<T>(), k.as<T>(), v.as<T>(), out.as<T>(),
-        lse.as<float>(), dout.as<T>(), delta, dq.as<T>(), dk.as<T>(),
-        dv.as<T>(), mma);
+        g, mask, q.as<T>(), k.as<T>(), v.as<T>(), out.as<T>(), lse.as<float>(),
+        dout.as<T>(), delta, dq.as<T>(), dk.as<T>(), dv.as<T>(), mma);
   };
   if (g.shape.d > 64 || g.shape.dv > 64)
     return run(std::integral_constant<int, 128>{});
@@ -328,8 +329,8 @@ Status attention(const TensorView &q, const TensorView &k, const TensorView &v,
   AttentionMask m;
   HETC_RETURN_IF_ERROR(prepare(q, k, v, mask, &g, &m), name);
   HETC_RETURN_IF_ERROR(checkFloat(out, q.dtype, "out"), name);
-  HETC_RETURN_IF_ERROR(checkShape(out, withLast(g, g.shape.tq, g.shape.dv), "out"),
-                       name);
+  HETC_RETURN_IF_ERROR(
+      checkShape(out, withLast(g, g.shape.tq, g.shape.dv), "out"), name);
   if (lse) {
     HETC_RETURN_IF_ERROR(checkFloat(*lse, DType::kF32, "lse"), name);
     HETC_RETURN_IF_ERROR(checkShape(*lse, withLast(g, g.shape.tq, -1), "lse"),
@@ -352,10 +353,10 @@ Status attention(const TensorView &q, const TensorView &k, const TensorView &v,
 
 Status attentionBackward(const TensorView &q, const TensorView &k,
                          const TensorView &v, const TensorView *mask,
-                         const AttentionOptions &options,
-                         const TensorView &out, const TensorView &lse,
-                         const TensorView &dout, const TensorView &dq,
-                         const TensorView &dk, const TensorView &dv) {
+                         const AttentionOptions &options, const TensorView &out,
+                         const TensorView &lse, const TensorView &dout,
+                         const TensorView &dq, const TensorView &dk,
+                         const TensorView &dv) {
   const char *name = "attention_backward";
   Geometry g;
   AttentionMask m;
@@ -395,8 +396,8 @@ Status attentionBackward(const TensorView &q, const TensorView &k,
   float *deltaData = static_cast<float *>(delta);
   switch (q.dtype) {
   case DType::kBF16:
-    return backward<__nv_bfloat16>(g, m, q, k, v, out, lse, dout, deltaData,
-                                   dq, dk, dv);
+    return backward<__nv_bfloat16>(g, m, q, k, v, out, lse, dout, deltaData, dq,
+                                   dk, dv);
   case DType::kF16:
     return backward<__half>(g, m, q, k, v, out, lse, dout, deltaData, dq, dk,
                             dv);

@@ -1,4 +1,4 @@
-//===- Attention.h - scaled dot-product attention (CUDA) ----------*- C++ -*-===//
+//===- Attention.h - scaled dot-product attention (CUDA) --------*- C++ -*-===//
 
 #ifndef HETC_RUNTIME_CUDA_ATTENTION_H
 #define HETC_RUNTIME_CUDA_ATTENTION_H
@@ -7,8 +7,17 @@
 #include "runtime/base/Tensor.h"
 #include "runtime/cuda/Stream.h"
 
-// The kernels of runtime/cpu/Attention.h on the current stream (Stream.h):
-// device pointers; float tensors may be f32, bf16 or f16 (computed in f32).
+// The kernels of runtime/cpu/Attention.h on the current stream (Stream.h),
+// with device pointers. q, k, v, out, dout, dq, dk and dv are f32, bf16 or
+// f16, all the same dtype; lse is f32 and the mask f32 or bool as on the
+// CPU. Scores, softmax statistics and accumulators are f32; bf16/f16 with
+// head dimensions that are multiples of 8 run on tensor cores, whose
+// products round the probabilities (and dS) to the input dtype, as
+// FlashAttention does. Head dimensions (D and Dv) above 128 are
+// INVALID_ARGUMENT. The backward writes every gradient element once (no
+// atomics: deterministic) and keeps its row terms in a per-thread device
+// scratch buffer that is allocated on the first call and grows only when
+// a later call needs more, so capture CUDA graphs after a first step.
 
 namespace hetc::runtime::cuda {
 
@@ -30,10 +39,10 @@ Status attention(const TensorView &q, const TensorView &k, const TensorView &v,
 // dout. The mask gets no gradient.
 Status attentionBackward(const TensorView &q, const TensorView &k,
                          const TensorView &v, const TensorView *mask,
-                         const AttentionOptions &options,
-                         const TensorView &out, const TensorView &lse,
-                         const TensorView &dout, const TensorView &dq,
-                         const TensorView &dk, const TensorView &dv);
+                         const AttentionOptions &options, const TensorView &out,
+                         const TensorView &lse, const TensorView &dout,
+                         const TensorView &dq, const TensorView &dk,
+                         const TensorView &dv);
 
 } // namespace hetc::runtime::cuda
 

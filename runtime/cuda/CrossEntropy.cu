@@ -16,6 +16,7 @@
 
 #include "runtime/cuda/CrossEntropy.h"
 
+#include "runtime/base/CrossEntropyShape.h"
 #include "runtime/cuda/internal/DeviceFloat.cuh"
 #include "runtime/cuda/internal/RowReduce.cuh"
 #include "runtime/cuda/internal/RowScratch.h"
@@ -175,54 +176,10 @@ __global__ void __launch_bounds__(kMaxRowThreads)
 
 // ---- host side
 
-struct Layout {
-  int64_t n = 0, classes = 0, inner = 1;
-  int64_t rows() const { return n * inner; }
-};
-
 Status prepare(const char *name, const TensorView &logits,
-               const TensorView &labels, Layout *layout) {
+               const TensorView &labels, CrossEntropyLayout *layout) {
   HETC_RETURN_IF_ERROR(checkDeviceFloat(logits, "logits"), name);
-  HETC_RETURN_IF_ERROR(checkData(labels, "labels"), name);
-  if (labels.dtype != DType::kI64 && labels.dtype != DType::kI32)
-    return invalidArgument(name, ": labels must be i64 or i32, got ",
-                           labels.describe());
-  if (logits.rank() < 2)
-    return invalidArgument(name, ": logits must be [N, C, d...], got ",
-                           logits.describe());
-  Shape expected = logits.shape;
-  expected.erase(expected.begin() + 1);
-  HETC_RETURN_IF_ERROR(checkShape(labels, expected, "labels"), name);
-  layout->n = logits.shape[0];
-  layout->classes = logits.shape[1];
-  layout->inner =
-      numElements(Shape(logits.shape.begin() + 2, logits.shape.end()));
-  if (layout->classes == 0 && layout->rows() > 0)
-    return invalidArgument(name,
-                           ": logits have no classes: ", logits.describe());
-  return okStatus();
-}
-
-Status checkLossShape(const char *name, const TensorView &t, const char *what,
-                      const TensorView &labels, LossReduction reduction) {
-  HETC_RETURN_IF_ERROR(checkDType(t, DType::kF32, what), name);
-  HETC_RETURN_IF_ERROR(checkData(t, what), name);
-  if (reduction == LossReduction::kNone)
-    return checkShape(t, labels.shape, what).annotate(name);
-  if (t.numel() != 1)
-    return invalidArgument(name, ": ", what,
-                           " must have one element for a reduced loss, got ",
-                           t.describe());
-  return okStatus();
-}
-
-Status checkLse(const char *name, const TensorView *lse,
-                const TensorView &labels) {
-  if (!lse)
-    return okStatus();
-  HETC_RETURN_IF_ERROR(checkDType(*lse, DType::kF32, "lse"), name);
-  HETC_RETURN_IF_ERROR(checkData(*lse, "lse"), name);
-  return checkShape(*lse, labels.shape, "lse").annotate(name);
+  return planCrossEntropyRows(name, logits, labels, layout);
 }
 
 // Calls body(L{}) with L the label type.
@@ -239,7 +196,7 @@ Status crossEntropy(const TensorView &logits, const TensorView &labels,
                     const CrossEntropyOptions &options, const TensorView &loss,
                     const TensorView *lse) {
   const char *name = "cross_entropy";
-  Layout layout;
+  CrossEntropyLayout layout;
   HETC_RETURN_IF_ERROR(prepare(name, logits, labels, &layout));
   HETC_RETURN_IF_ERROR(
       checkLossShape(name, loss, "loss", labels, options.reduction));
@@ -289,7 +246,7 @@ Status crossEntropyBackward(const TensorView &logits, const TensorView &labels,
                             const TensorView &dloss, const TensorView *lse,
                             const TensorView &dlogits) {
   const char *name = "cross_entropy_backward";
-  Layout layout;
+  CrossEntropyLayout layout;
   HETC_RETURN_IF_ERROR(prepare(name, logits, labels, &layout));
   HETC_RETURN_IF_ERROR(
       checkLossShape(name, dloss, "dloss", labels, options.reduction));

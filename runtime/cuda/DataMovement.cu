@@ -14,6 +14,8 @@
 
 #include "runtime/cuda/DataMovement.h"
 
+#include "runtime/base/DataMovementChecks.h"
+#include "runtime/base/SliceParams.h"
 #include "runtime/cuda/internal/DeviceFloat.cuh"
 #include "runtime/cuda/internal/StridedIndex.cuh"
 
@@ -124,16 +126,6 @@ Status tooManyDims(const char *name) {
                        " dimensions remain after merging contiguous ones");
 }
 
-std::vector<int64_t> contiguousStrides(const Shape &shape) {
-  std::vector<int64_t> s(shape.size());
-  int64_t stride = 1;
-  for (size_t k = shape.size(); k-- > 0;) {
-    s[k] = stride;
-    stride *= shape[k];
-  }
-  return s;
-}
-
 // dst (contiguous over view.dims) = src read through `view`, elements of
 // `elemBytes` bytes.
 Status stridedGather(const void *src, StridedLayout view, size_t elemBytes,
@@ -189,113 +181,11 @@ Status stridedGather(const void *src, StridedLayout view, size_t elemBytes,
   return launchStatus(name);
 }
 
-Status checkSameDType(const char *name, const TensorView &x,
-                      const TensorView &y) {
-  HETC_RETURN_IF_ERROR(checkData(x, "x"), name);
-  HETC_RETURN_IF_ERROR(checkData(y, "y"), name);
-  if (x.dtype != y.dtype)
-    return invalidArgument(name, ": y must have x's dtype ",
-                           dtypeName(x.dtype), ", got ", y.describe());
-  return okStatus();
-}
-
 Status checkFloat(const TensorView &t, const char *what) {
   if (t.dtype != DType::kF32 && t.dtype != DType::kBF16 &&
       t.dtype != DType::kF16)
     return invalidArgument(what, " must be f32, bf16 or f16, got ",
                            t.describe());
-  return okStatus();
-}
-
-// Start, step and count of every dimension of a slice (ONNX rules, as
-// runtime/cpu resolves them).
-Status resolveSlice(const Shape &in, const SliceParams &p,
-                    std::vector<int64_t> *start, std::vector<int64_t> *step,
-                    Shape *count) {
-  size_t rank = in.size();
-  size_t n = p.starts.size();
-  if (p.ends.size() != n || (!p.axes.empty() && p.axes.size() != n) ||
-      (!p.steps.empty() && p.steps.size() != n))
-    return invalidArgument("starts, ends, axes and steps must have one entry "
-                           "each per sliced axis, got ",
-                           p.starts.size(), ", ", p.ends.size(), ", ",
-                           p.axes.size(), ", ", p.steps.size());
-  if (p.axes.empty() && n > rank)
-    return invalidArgument(n, " slice bounds for rank ", rank);
-  start->assign(rank, 0);
-  step->assign(rank, 1);
-  *count = in;
-  std::vector<bool> seen(rank, false);
-  for (size_t i = 0; i < n; ++i) {
-    int64_t axis = static_cast<int64_t>(i);
-    if (!p.axes.empty())
-      HETC_RETURN_IF_ERROR(normalizeAxis(p.axes[i], rank, &axis));
-    if (seen[axis])
-      return invalidArgument("axis ", axis, " is sliced twice");
-    seen[axis] = true;
-    int64_t d = in[axis];
-    int64_t t = p.steps.empty() ? 1 : p.steps[i];
-    if (t == 0)
-      return invalidArgument("slice step of axis ", axis, " is 0");
-    int64_t s = p.starts[i], e = p.ends[i];
-    if (s < 0)
-      s += d;
-    if (e < 0)
-      e += d;
-    int64_t c;
-    if (t > 0) {
-      s = std::clamp<int64_t>(s, 0, d);
-      e = std::clamp<int64_t>(e, 0, d);
-      c = e > s ? (e - s - 1) / t + 1 : 0; // no overflow for huge steps
-    } else {
-      s = std::clamp<int64_t>(s, 0, d - 1);
-      e = std::clamp<int64_t>(e, -1, d - 1);
-      if (s <= e)
-        c = 0;
-      else
-        c = t == std::numeric_limits<int64_t>::min() ? 1
-                                                     : (s - e - 1) / -t + 1;
-    }
-    (*start)[axis] = s;
-    (*step)[axis] = t;
-    (*count)[axis] = c;
-  }
-  return okStatus();
-}
-
-StridedLayout sliceView(const Shape &in, const std::vector<int64_t> &start,
-                        const std::vector<int64_t> &step, const Shape &count) {
-  StridedLayout view;
-  view.dims = count;
-  std::vector<int64_t> s = contiguousStrides(in);
-  view.strides.resize(in.size());
-  for (size_t k = 0; k < in.size(); ++k) {
-    view.base += start[k] * s[k];
-    // A dimension read once needs no stride (and a huge step could overflow).
-    view.strides[k] = count[k] > 1 ? step[k] * s[k] : 0;
-  }
-  return view;
-}
-
-// Element strides of contiguous `in` read in the index space of `out`
-// (numpy broadcasting: right-aligned, 0 where `in` has size 1 or lacks the
-// dimension).
-Status broadcastStrides(const Shape &in, const Shape &out,
-                        std::vector<int64_t> *strides) {
-  if (in.size() > out.size())
-    return invalidArgument("shape ", shapeToString(in),
-                           " does not broadcast to ", shapeToString(out));
-  size_t lead = out.size() - in.size();
-  strides->assign(out.size(), 0);
-  int64_t stride = 1;
-  for (size_t i = out.size(); i-- > lead;) {
-    int64_t d = in[i - lead];
-    if (d != out[i] && d != 1)
-      return invalidArgument("shape ", shapeToString(in),
-                             " does not broadcast to ", shapeToString(out));
-    (*strides)[i] = d == 1 ? 0 : stride;
-    stride *= d;
-  }
   return okStatus();
 }
 
@@ -343,48 +233,16 @@ Status copyRows(const char *src, char *dst, int64_t rows, int64_t widthBytes,
 
 Status transpose(const TensorView &x, const std::vector<int64_t> &perm,
                  const TensorView &y) {
-  HETC_RETURN_IF_ERROR(checkSameDType("transpose", x, y));
-  if (perm.size() != x.shape.size())
-    return invalidArgument("transpose: permutation has ", perm.size(),
-                           " entries for ", x.describe());
-  std::vector<bool> seen(perm.size(), false);
-  Shape expected(perm.size());
-  std::vector<int64_t> xs = contiguousStrides(x.shape);
   StridedLayout view;
-  view.strides.resize(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) {
-    int64_t p = perm[i];
-    if (p < 0 || p >= x.rank() || seen[p])
-      return invalidArgument("transpose: [", [&] {
-        std::string s;
-        for (size_t j = 0; j < perm.size(); ++j)
-          s += (j ? "," : "") + std::to_string(perm[j]);
-        return s;
-      }(), "] is not a permutation of rank ", x.rank());
-    seen[p] = true;
-    expected[i] = x.shape[p];
-    view.strides[i] = xs[p];
-  }
-  HETC_RETURN_IF_ERROR(checkShape(y, expected, "y"), "transpose");
-  view.dims = expected;
+  HETC_RETURN_IF_ERROR(planTranspose(x, perm, y, &view));
   return stridedGather(x.data, view, dtypeSize(x.dtype), y.data, "transpose");
-}
-
-Status sliceShape(const Shape &input, const SliceParams &params, Shape *out) {
-  std::vector<int64_t> start, step;
-  return resolveSlice(input, params, &start, &step, out);
 }
 
 Status slice(const TensorView &x, const SliceParams &params,
              const TensorView &y) {
-  HETC_RETURN_IF_ERROR(checkSameDType("slice", x, y));
-  std::vector<int64_t> start, step;
-  Shape count;
-  HETC_RETURN_IF_ERROR(resolveSlice(x.shape, params, &start, &step, &count),
-                       "slice");
-  HETC_RETURN_IF_ERROR(checkShape(y, count, "y"), "slice");
-  return stridedGather(x.data, sliceView(x.shape, start, step, count),
-                       dtypeSize(x.dtype), y.data, "slice");
+  StridedLayout view;
+  HETC_RETURN_IF_ERROR(planSlice(x, params, y, &view));
+  return stridedGather(x.data, view, dtypeSize(x.dtype), y.data, "slice");
 }
 
 Status sliceBackward(const TensorView &dy, const SliceParams &params,
@@ -394,11 +252,9 @@ Status sliceBackward(const TensorView &dy, const SliceParams &params,
   HETC_RETURN_IF_ERROR(checkDType(dx, dy.dtype, "dx"), name);
   HETC_RETURN_IF_ERROR(checkData(dy, "dy"), name);
   HETC_RETURN_IF_ERROR(checkData(dx, "dx"), name);
-  std::vector<int64_t> start, step;
-  Shape count;
-  HETC_RETURN_IF_ERROR(resolveSlice(dx.shape, params, &start, &step, &count),
-                       name);
-  HETC_RETURN_IF_ERROR(checkShape(dy, count, "dy"), name);
+  ResolvedSlice s;
+  HETC_RETURN_IF_ERROR(resolveSlice(dx.shape, params, &s), name);
+  HETC_RETURN_IF_ERROR(checkShape(dy, s.count, "dy"), name);
   cudaStream_t stream = currentStream();
   if (!accumulate && dx.numel() > 0)
     HETC_CUDA_RETURN_IF_ERROR(
@@ -406,7 +262,7 @@ Status sliceBackward(const TensorView &dy, const SliceParams &params,
   int64_t n = dy.numel();
   if (n == 0)
     return okStatus();
-  StridedLayout view = sliceView(dx.shape, start, step, count);
+  StridedLayout view = sliceLayout(dx.shape, s);
   internal::collapse(&view);
   bool small = internal::fitsInt32(view);
   StridedIndex<int32_t> index32;
@@ -431,29 +287,8 @@ Status sliceBackward(const TensorView &dy, const SliceParams &params,
 
 Status concat(const std::vector<TensorView> &inputs, int64_t axis,
               const TensorView &out) {
-  HETC_RETURN_IF_ERROR(checkData(out, "out"), "concat");
-  if (inputs.empty())
-    return invalidArgument("concat: no inputs");
-  if (out.rank() == 0)
-    return invalidArgument("concat: out must have rank >= 1");
   int64_t a;
-  HETC_RETURN_IF_ERROR(normalizeAxis(axis, out.rank(), &a), "concat");
-  int64_t total = 0;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const TensorView &in = inputs[i];
-    HETC_RETURN_IF_ERROR(checkData(in, "input"), "concat");
-    bool ok = in.dtype == out.dtype && in.rank() == out.rank();
-    for (int64_t k = 0; ok && k < out.rank(); ++k)
-      ok = k == a || in.shape[k] == out.shape[k];
-    if (!ok)
-      return invalidArgument("concat: input ", i, " ", in.describe(),
-                             " does not fit ", out.describe(), " along axis ",
-                             a);
-    total += in.shape[a];
-  }
-  if (total != out.shape[a])
-    return invalidArgument("concat: inputs add up to ", total,
-                           " along axis ", a, ", out has ", out.shape[a]);
+  HETC_RETURN_IF_ERROR(checkConcat(inputs, axis, out, &a));
   int64_t outer = numElements(Shape(out.shape.begin(), out.shape.begin() + a));
   int64_t inner = numElements(Shape(out.shape.begin() + a + 1, out.shape.end()));
   int64_t elem = static_cast<int64_t>(dtypeSize(out.dtype));
@@ -472,21 +307,14 @@ Status concat(const std::vector<TensorView> &inputs, int64_t axis,
 }
 
 Status broadcastTo(const TensorView &x, const TensorView &out) {
-  HETC_RETURN_IF_ERROR(checkSameDType("broadcast", x, out));
   StridedLayout view;
-  view.dims = out.shape;
-  HETC_RETURN_IF_ERROR(broadcastStrides(x.shape, out.shape, &view.strides),
-                       "broadcast");
+  HETC_RETURN_IF_ERROR(planBroadcastTo(x, out, &view));
   return stridedGather(x.data, view, dtypeSize(x.dtype), out.data,
                        "broadcast");
 }
 
 Status trilu(const TensorView &x, int64_t k, bool upper, const TensorView &y) {
-  HETC_RETURN_IF_ERROR(checkSameDType("trilu", x, y));
-  if (x.rank() < 2)
-    return invalidArgument("trilu: x must have rank >= 2, got ",
-                           x.describe());
-  HETC_RETURN_IF_ERROR(checkShape(y, x.shape, "y"), "trilu");
+  HETC_RETURN_IF_ERROR(checkTrilu(x, y));
   int64_t n = x.numel();
   if (n == 0)
     return okStatus();
@@ -501,10 +329,7 @@ Status trilu(const TensorView &x, int64_t k, bool upper, const TensorView &y) {
 }
 
 Status copy(const TensorView &x, const TensorView &y) {
-  HETC_RETURN_IF_ERROR(checkSameDType("copy", x, y));
-  if (x.numel() != y.numel())
-    return invalidArgument("copy: element counts differ: ", x.describe(),
-                           " and ", y.describe());
+  HETC_RETURN_IF_ERROR(checkCopy(x, y));
   if (x.numel() > 0 && x.data != y.data)
     HETC_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(y.data, x.data, x.byteSize(),
                                               cudaMemcpyDeviceToDevice,

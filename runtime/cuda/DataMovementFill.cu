@@ -8,6 +8,8 @@
 
 #include "runtime/cuda/DataMovement.h"
 
+#include "runtime/base/Convert.h"
+#include "runtime/base/DataMovementChecks.h"
 #include "runtime/base/Half.h"
 #include "runtime/cuda/internal/DeviceFloat.cuh"
 #include "runtime/cuda/internal/StridedIndex.cuh"
@@ -63,46 +65,11 @@ __global__ void fillKernel(T *out, int64_t n, T value) {
     out[i] = value;
 }
 
-// `value` converted to integer type T as cast() converts: truncation toward
-// zero, saturating, NaN to 0.
-template <typename T> T saturate(double value) {
-  if (std::isnan(value))
-    return 0;
-  if (value >= static_cast<double>(std::numeric_limits<T>::max()))
-    return std::numeric_limits<T>::max();
-  if (value <= static_cast<double>(std::numeric_limits<T>::min()))
-    return std::numeric_limits<T>::min();
-  return static_cast<T>(value);
-}
-
 } // namespace
 
 Status range(double start, double limit, double delta, const TensorView &out) {
-  HETC_RETURN_IF_ERROR(checkData(out, "out"), "range");
-  if (out.rank() != 1)
-    return invalidArgument("range: out must have rank 1, got ",
-                           out.describe());
-  if (out.dtype == DType::kBool)
-    return invalidArgument("range: out must be f32, f64, i64, i32, bf16 or "
-                           "f16, got ",
-                           out.describe());
-  if (delta == 0.0 || !std::isfinite(delta) || !std::isfinite(start) ||
-      !std::isfinite(limit))
-    return invalidArgument("range: start, limit and delta must be finite and "
-                           "delta non-zero, got ",
-                           start, ", ", limit, ", ", delta);
-  bool integral = out.dtype == DType::kI64 || out.dtype == DType::kI32;
-  if (integral && (std::trunc(start) != start || std::trunc(limit) != limit ||
-                   std::trunc(delta) != delta))
-    return invalidArgument("range: start, limit and delta must be integers "
-                           "for ",
-                           out.describe(), ", got ", start, ", ", limit, ", ",
-                           delta);
-  double n = std::max(0.0, std::ceil((limit - start) / delta));
-  if (n != static_cast<double>(out.shape[0]))
-    return invalidArgument("range: [", start, ", ", limit, ") by ", delta,
-                           " has ", static_cast<int64_t>(n),
-                           " elements, out has ", out.shape[0]);
+  HETC_RETURN_IF_ERROR(checkRange(start, limit, delta, out,
+                                  "f32, f64, i64, i32, bf16 or f16"));
   int64_t count = out.shape[0];
   if (count == 0)
     return okStatus();
@@ -151,17 +118,17 @@ Status fill(const TensorView &out, double value) {
     std::memcpy(bits, &value, size);
     break;
   case DType::kI64: {
-    int64_t v = saturate<int64_t>(value);
+    int64_t v = convertValue<int64_t>(value);
     std::memcpy(bits, &v, size);
     break;
   }
   case DType::kI32: {
-    int32_t v = saturate<int32_t>(value);
+    int32_t v = convertValue<int32_t>(value);
     std::memcpy(bits, &v, size);
     break;
   }
   case DType::kBool:
-    bits[0] = value != 0.0 ? 1 : 0;
+    bits[0] = convertValue<uint8_t>(value);
     break;
   case DType::kBF16: {
     __nv_bfloat16 v = __double2bfloat16(value);

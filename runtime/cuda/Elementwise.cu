@@ -12,6 +12,8 @@
 
 #include "runtime/cuda/Elementwise.h"
 
+#include "runtime/base/Convert.h"
+#include "runtime/base/ElementwiseChecks.h"
 #include "runtime/cuda/internal/Broadcast.cuh"
 #include "runtime/cuda/internal/Broadcast.h"
 #include "runtime/cuda/internal/DeviceFloat.cuh"
@@ -226,26 +228,9 @@ template <typename T> struct Select { // T: an unsigned type of the width
   }
 };
 
-/// runtime/cpu/internal/Convert.h's rules between f32, f64, i64, i32 and
-/// bool (uint8_t).
-template <typename To, typename From> __device__ To convertValue(From v) {
-  if constexpr (std::is_same_v<To, uint8_t>) {
-    return v != From(0) ? 1 : 0;
-  } else if constexpr (std::is_same_v<From, uint8_t>) {
-    return v != 0 ? To(1) : To(0);
-  } else if constexpr (std::is_floating_point_v<From> &&
-                       std::is_integral_v<To>) {
-    if (v != v) // NaN
-      return 0;
-    if (v >= static_cast<From>(std::numeric_limits<To>::max()))
-      return std::numeric_limits<To>::max();
-    if (v <= static_cast<From>(std::numeric_limits<To>::min()))
-      return std::numeric_limits<To>::min();
-    return static_cast<To>(v);
-  } else {
-    return static_cast<To>(v);
-  }
-}
+/// runtime/base/Convert.h's rules between f32, f64, i64, i32 and bool
+/// (uint8_t).
+using runtime::convertValue;
 
 template <typename T>
 constexpr bool kIsHalf =
@@ -532,12 +517,7 @@ Status launchReduce(const ReducePlan &plan, const G *grad, O *out,
 
 Status unary(UnaryOp op, const TensorView &x, const TensorView &y) {
   const char *name = unaryOpName(op);
-  HETC_RETURN_IF_ERROR(checkData(x, "x"), name);
-  HETC_RETURN_IF_ERROR(checkData(y, "y"), name);
-  if (y.dtype != x.dtype)
-    return invalidArgument(name, ": y must have x's dtype ",
-                           dtypeName(x.dtype), ", got ", y.describe());
-  HETC_RETURN_IF_ERROR(checkShape(y, x.shape, "y"), name);
+  HETC_RETURN_IF_ERROR(checkUnaryOperands(name, x, y));
   int64_t n = x.numel();
   if (op == UnaryOp::kNeg && x.dtype == DType::kI64)
     return internal::mapSameShape<1>(name, n, IntNeg<int64_t>{}, y.as<int64_t>(),
@@ -564,11 +544,8 @@ Status unaryBackward(UnaryOp op, const TensorView &x, const TensorView &dy,
     return invalidArgument(name, ": x, dy and dx must share a dtype, got ",
                            x.describe(), ", ", dy.describe(), ", ",
                            dx.describe());
-  HETC_RETURN_IF_ERROR(checkData(x, "x"), name);
-  HETC_RETURN_IF_ERROR(checkData(dy, "dy"), name);
-  HETC_RETURN_IF_ERROR(checkData(dx, "dx"), name);
-  HETC_RETURN_IF_ERROR(checkShape(dy, x.shape, "dy"), name);
-  HETC_RETURN_IF_ERROR(checkShape(dx, x.shape, "dx"), name);
+  HETC_RETURN_IF_ERROR(
+      checkUnaryBackwardOperands(name.c_str(), x, dy, dx));
   return visitFloat(x.dtype, [&](auto tag) {
     using T = decltype(tag);
     return internal::mapSameShape<2>(name.c_str(), x.numel(),
@@ -580,21 +557,14 @@ Status unaryBackward(UnaryOp op, const TensorView &x, const TensorView &dy,
 Status binary(BinaryOp op, const TensorView &a, const TensorView &b,
               const TensorView &out) {
   const char *name = binaryOpName(op);
-  HETC_RETURN_IF_ERROR(checkData(a, "a"), name);
-  HETC_RETURN_IF_ERROR(checkData(b, "b"), name);
-  HETC_RETURN_IF_ERROR(checkData(out, "out"), name);
-  if (a.dtype != b.dtype || out.dtype != a.dtype)
-    return invalidArgument(name, ": operands must share a dtype, got a ",
-                           a.describe(), ", b ", b.describe(), ", out ",
-                           out.describe());
+  HETC_RETURN_IF_ERROR(checkBinaryOperands(name, a, b, out));
   bool isInt = a.dtype == DType::kI64 || a.dtype == DType::kI32;
   if (!isDeviceFloat(a.dtype) && !(isInt && op != BinaryOp::kDiv))
     return invalidArgument(name, ": unsupported dtype ", dtypeName(a.dtype),
                            " (f32, bf16, f16, or i64/i32 for add, sub, mul, "
                            "pow, minimum, maximum)");
   Shape shape;
-  HETC_RETURN_IF_ERROR(broadcastShapes(a.shape, b.shape, &shape), name);
-  HETC_RETURN_IF_ERROR(checkShape(out, shape, "out"), name);
+  HETC_RETURN_IF_ERROR(binaryOutputShape(name, a, b, out, &shape));
   internal::BroadcastPlan plan;
   HETC_RETURN_IF_ERROR(
       internal::makeBroadcastPlan(shape, {&a.shape, &b.shape}, &plan), name);
@@ -614,16 +584,8 @@ Status binary(BinaryOp op, const TensorView &a, const TensorView &b,
 }
 
 Status equal(const TensorView &a, const TensorView &b, const TensorView &out) {
-  HETC_RETURN_IF_ERROR(checkData(a, "a"), "equal");
-  HETC_RETURN_IF_ERROR(checkData(b, "b"), "equal");
-  HETC_RETURN_IF_ERROR(checkData(out, "out"), "equal");
-  if (a.dtype != b.dtype)
-    return invalidArgument("equal: operands must share a dtype, got a ",
-                           a.describe(), ", b ", b.describe());
-  HETC_RETURN_IF_ERROR(checkDType(out, DType::kBool, "out"), "equal");
   Shape shape;
-  HETC_RETURN_IF_ERROR(broadcastShapes(a.shape, b.shape, &shape), "equal");
-  HETC_RETURN_IF_ERROR(checkShape(out, shape, "out"), "equal");
+  HETC_RETURN_IF_ERROR(checkEqualOperands(a, b, out, &shape));
   internal::BroadcastPlan plan;
   HETC_RETURN_IF_ERROR(
       internal::makeBroadcastPlan(shape, {&a.shape, &b.shape}, &plan),
@@ -638,21 +600,8 @@ Status equal(const TensorView &a, const TensorView &b, const TensorView &out) {
 
 Status where(const TensorView &cond, const TensorView &onTrue,
              const TensorView &onFalse, const TensorView &out) {
-  HETC_RETURN_IF_ERROR(checkData(cond, "cond"), "where");
-  HETC_RETURN_IF_ERROR(checkData(onTrue, "on_true"), "where");
-  HETC_RETURN_IF_ERROR(checkData(onFalse, "on_false"), "where");
-  HETC_RETURN_IF_ERROR(checkData(out, "out"), "where");
-  HETC_RETURN_IF_ERROR(checkDType(cond, DType::kBool, "cond"), "where");
-  if (onTrue.dtype != onFalse.dtype || out.dtype != onTrue.dtype)
-    return invalidArgument("where: on_true, on_false and out must share a "
-                           "dtype, got ",
-                           onTrue.describe(), ", ", onFalse.describe(), ", ",
-                           out.describe());
-  Shape shape, tmp;
-  HETC_RETURN_IF_ERROR(broadcastShapes(cond.shape, onTrue.shape, &tmp),
-                       "where");
-  HETC_RETURN_IF_ERROR(broadcastShapes(tmp, onFalse.shape, &shape), "where");
-  HETC_RETURN_IF_ERROR(checkShape(out, shape, "out"), "where");
+  Shape shape;
+  HETC_RETURN_IF_ERROR(checkWhereOperands(cond, onTrue, onFalse, out, &shape));
   internal::BroadcastPlan plan;
   HETC_RETURN_IF_ERROR(
       internal::makeBroadcastPlan(
@@ -698,9 +647,7 @@ Status reduceToShape(const TensorView &grad, const TensorView &out,
 }
 
 Status cast(const TensorView &in, const TensorView &out) {
-  HETC_RETURN_IF_ERROR(checkData(in, "in"), "cast");
-  HETC_RETURN_IF_ERROR(checkData(out, "out"), "cast");
-  HETC_RETURN_IF_ERROR(checkShape(out, in.shape, "out"), "cast");
+  HETC_RETURN_IF_ERROR(checkCastOperands(in, out));
   return visitStorage(in.dtype, [&](auto fromTag) {
     using From = decltype(fromTag);
     return visitStorage(out.dtype, [&](auto toTag) {

@@ -19,6 +19,7 @@
 
 #include "runtime/cuda/Gather.h"
 
+#include "runtime/base/GatherShape.h"
 #include "runtime/cuda/internal/DeviceFloat.cuh"
 #include "runtime/cuda/internal/RowReduce.cuh"
 #include "runtime/cuda/internal/RowScratch.h"
@@ -113,47 +114,8 @@ __global__ void scatterRunsKernel(const T *dout, const uint32_t *keys,
   }
 }
 
-// ---- host side
-
-struct GatherLayout {
-  int64_t outer = 1, dim = 0, inner = 1, count = 0;
-};
-
-// Checks shapes as the CPU kernel does (the index values stay on the
-// device); `data` is the table (or its gradient) and `out` the gathered
-// tensor (or its gradient).
-Status prepare(const char *name, const TensorView &data,
-               const TensorView &indices, int64_t axis, const TensorView &out,
-               GatherLayout *layout) {
-  HETC_RETURN_IF_ERROR(checkData(data, "data"), name);
-  HETC_RETURN_IF_ERROR(checkData(indices, "indices"), name);
-  HETC_RETURN_IF_ERROR(checkData(out, "out"), name);
-  if (indices.dtype != DType::kI64 && indices.dtype != DType::kI32)
-    return invalidArgument(name, ": indices must be i64 or i32, got ",
-                           indices.describe());
-  if (data.rank() == 0)
-    return invalidArgument(name, ": data must have rank >= 1");
-  int64_t a;
-  HETC_RETURN_IF_ERROR(normalizeAxis(axis, data.rank(), &a), name);
-  Shape expected(data.shape.begin(), data.shape.begin() + a);
-  expected.insert(expected.end(), indices.shape.begin(), indices.shape.end());
-  expected.insert(expected.end(), data.shape.begin() + a + 1, data.shape.end());
-  if (out.shape != expected)
-    return invalidArgument(name, ": gathering ", indices.describe(),
-                           " along axis ", a, " of ", data.describe(),
-                           " gives shape ", shapeToString(expected), ", not ",
-                           shapeToString(out.shape));
-  if (out.dtype != data.dtype)
-    return invalidArgument(name, ": dtypes differ: ", data.describe(), " and ",
-                           out.describe());
-  layout->outer =
-      numElements(Shape(data.shape.begin(), data.shape.begin() + a));
-  layout->dim = data.shape[a];
-  layout->inner =
-      numElements(Shape(data.shape.begin() + a + 1, data.shape.end()));
-  layout->count = indices.numel();
-  return okStatus();
-}
+// ---- host side (shape checks: runtime/base/GatherShape.h; index values stay
+// on the device)
 
 // Calls body(I{}) with I the index type.
 template <typename Body> void dispatchIndices(DType dtype, Body &&body) {
@@ -189,25 +151,13 @@ void launchGather(const TensorView &data, const TensorView &indices,
   });
 }
 
-// The same checks the CPU kernel makes on token ids, but the values.
-Status checkTokenIds(const char *name, const TensorView &table,
-                     const TensorView &ids) {
-  if (table.rank() != 2)
-    return invalidArgument(name, ": table must be [V, E], got ",
-                           table.describe());
-  if (ids.dtype != DType::kI64 && ids.dtype != DType::kI32)
-    return invalidArgument(name, ": ids must be i64 or i32, got ",
-                           ids.describe());
-  return checkData(ids, "ids").annotate(name);
-}
-
 } // namespace
 
 Status gather(const TensorView &data, const TensorView &indices, int64_t axis,
               const TensorView &out) {
   const char *name = "gather";
   GatherLayout l;
-  HETC_RETURN_IF_ERROR(prepare(name, data, indices, axis, out, &l));
+  HETC_RETURN_IF_ERROR(planGather(name, data, indices, axis, out, &l));
   size_t rowBytes = static_cast<size_t>(l.inner) * dtypeSize(data.dtype);
   if (out.numel() == 0 || rowBytes == 0)
     return okStatus();
@@ -239,7 +189,7 @@ Status gatherBackward(const TensorView &dout, const TensorView &indices,
   const char *name = "gather_backward";
   HETC_RETURN_IF_ERROR(checkDeviceFloat(ddata, "ddata"), name);
   GatherLayout l;
-  HETC_RETURN_IF_ERROR(prepare(name, ddata, indices, axis, dout, &l));
+  HETC_RETURN_IF_ERROR(planGather(name, ddata, indices, axis, dout, &l));
   if (l.count > INT_MAX || l.dim >= int64_t(UINT32_MAX))
     return unimplemented(name, ": at most ", INT_MAX, " indices into a ",
                          "dimension below ", UINT32_MAX, " are supported, got ",
@@ -312,13 +262,13 @@ Status gatherBackward(const TensorView &dout, const TensorView &indices,
 
 Status embedding(const TensorView &table, const TensorView &ids,
                  const TensorView &out) {
-  HETC_RETURN_IF_ERROR(checkTokenIds("embedding", table, ids));
+  HETC_RETURN_IF_ERROR(checkTokenIdsShape("embedding", table, ids));
   return gather(table, ids, 0, out);
 }
 
 Status embeddingBackward(const TensorView &dout, const TensorView &ids,
                          const TensorView &dtable, bool accumulate) {
-  HETC_RETURN_IF_ERROR(checkTokenIds("embedding_backward", dtable, ids));
+  HETC_RETURN_IF_ERROR(checkTokenIdsShape("embedding_backward", dtable, ids));
   return gatherBackward(dout, ids, 0, dtable, accumulate);
 }
 

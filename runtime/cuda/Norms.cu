@@ -14,6 +14,7 @@
 
 #include "runtime/cuda/Norms.h"
 
+#include "runtime/base/NormShape.h"
 #include "runtime/cuda/internal/DeviceFloat.cuh"
 #include "runtime/cuda/internal/RowReduce.cuh"
 #include "runtime/cuda/internal/RowScratch.h"
@@ -205,21 +206,11 @@ __global__ void paramGradFinalKernel(const float *partScale,
 
 // ---- host side
 
-// x as [rows, cols] split at `axis`.
+// x as [rows, cols] split at `axis` (NormShape.h).
 Status splitRows(const TensorView &x, int64_t axis, int64_t *rows,
                  int64_t *cols, Shape *paramShape) {
   HETC_RETURN_IF_ERROR(checkDeviceFloat(x, "x"));
-  if (x.rank() == 0)
-    return invalidArgument("x must have rank >= 1");
-  int64_t a;
-  HETC_RETURN_IF_ERROR(normalizeAxis(axis, x.rank(), &a));
-  *paramShape = Shape(x.shape.begin() + a, x.shape.end());
-  *cols = numElements(*paramShape);
-  *rows = numElements(Shape(x.shape.begin(), x.shape.begin() + a));
-  if (*cols == 0)
-    return invalidArgument("the normalized dimensions of x ", x.describe(),
-                           " are empty");
-  return okStatus();
+  return splitNormRows(x, axis, rows, cols, paramShape);
 }
 
 // x, y, dy, dx: x's dtype and shape.
@@ -241,17 +232,6 @@ Status checkParam(const TensorView *t, const Shape &shape, bool *seen,
   *seen = true;
   *paramType = t->dtype;
   return checkShape(*t, shape, what);
-}
-
-Status checkRowStat(const TensorView *t, int64_t rows, const char *what) {
-  if (!t)
-    return okStatus();
-  HETC_RETURN_IF_ERROR(checkDType(*t, DType::kF32, what));
-  HETC_RETURN_IF_ERROR(checkData(*t, what));
-  if (t->numel() != rows)
-    return invalidArgument(what, " must have ", rows, " elements (one per ",
-                           "normalized row), got ", t->describe());
-  return okStatus();
 }
 
 template <typename T> const T *ptr(const TensorView *t) {

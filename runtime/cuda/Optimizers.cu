@@ -14,6 +14,7 @@
 
 #include "runtime/cuda/Optimizers.h"
 
+#include "runtime/base/OptimizerChecks.h"
 #include "runtime/cuda/internal/DeviceFloat.cuh"
 
 #include <climits>
@@ -544,11 +545,7 @@ Status multiTensorAdamW(const std::vector<AdamWTensors> &tensors,
 }
 
 Status globalNorm(const std::vector<TensorView> &grads, const TensorView &out) {
-  if (out.rank() != 0 || (out.dtype != DType::kF32 && out.dtype != DType::kF64))
-    return invalidArgument("global_norm: out must be a 0-D f32 or f64 tensor, "
-                           "got ",
-                           out.describe());
-  HETC_RETURN_IF_ERROR(checkData(out, "out"), "global_norm");
+  HETC_RETURN_IF_ERROR(checkGlobalNormOut(out));
   int64_t totalChunks = 0;
   for (size_t i = 0; i < grads.size(); ++i) {
     HETC_RETURN_IF_ERROR(checkFloat(grads[i], "gradient"),

@@ -18,6 +18,7 @@
 
 #include "runtime/cuda/Reduce.h"
 
+#include "runtime/base/ReduceShape.h"
 #include "runtime/cuda/internal/DeviceFloat.cuh"
 #include "runtime/cuda/internal/StridedIndex.cuh"
 
@@ -275,9 +276,7 @@ Status reduceAs(ReduceOp op, const ReducePlan &plan, const TensorView &x,
 Status reduce(ReduceOp op, const TensorView &x,
               const std::vector<int64_t> &axes, bool keepDims,
               const TensorView &y) {
-  const char *name = op == ReduceOp::kSum    ? "reduce_sum"
-                     : op == ReduceOp::kMean ? "reduce_mean"
-                                             : "reduce_max";
+  const char *name = reduceOpName(op);
   if (x.dtype != DType::kF32 && x.dtype != DType::kBF16 &&
       x.dtype != DType::kF16)
     return invalidArgument(name, ": x must be f32, bf16 or f16, got ",
@@ -285,47 +284,22 @@ Status reduce(ReduceOp op, const TensorView &x,
   HETC_RETURN_IF_ERROR(checkData(x, "x"), name);
   HETC_RETURN_IF_ERROR(checkDType(y, x.dtype, "y"), name);
   HETC_RETURN_IF_ERROR(checkData(y, "y"), name);
-  std::vector<bool> reduced(x.shape.size(), false);
-  for (int64_t axis : axes) {
-    int64_t a;
-    HETC_RETURN_IF_ERROR(normalizeAxis(axis, x.rank(), &a), name);
-    if (reduced[a])
-      return invalidArgument(name, ": axis ", axis, " is listed twice");
-    reduced[a] = true;
-  }
-  Shape expected;
-  int64_t count = 1;
-  for (size_t k = 0; k < x.shape.size(); ++k) {
-    if (!reduced[k])
-      expected.push_back(x.shape[k]);
-    else {
-      count *= x.shape[k];
-      if (keepDims)
-        expected.push_back(1);
-      if (op == ReduceOp::kMax && x.shape[k] == 0)
-        return invalidArgument(name, ": cannot take the maximum over axis ",
-                               k, " of size 0 (x is ", x.describe(), ")");
-    }
-  }
-  HETC_RETURN_IF_ERROR(checkShape(y, expected, "y"), name);
-  double scale = op == ReduceOp::kMean
-                     ? (count == 0 ? std::numeric_limits<double>::quiet_NaN()
-                                   : 1.0 / static_cast<double>(count))
-                     : 1.0;
+  ReducedAxes dims;
+  HETC_RETURN_IF_ERROR(planReducedAxes(name, op, x, axes, keepDims, y, &dims));
   int64_t numOutputs = y.numel();
   if (numOutputs == 0)
     return okStatus();
-  ReducePlan plan = planReduce(x.shape, reduced);
+  ReducePlan plan = planReduce(x.shape, dims.reduced);
   // Every offset is below x's element count; output indices below y's.
   bool small = std::max(x.numel(), numOutputs) <=
                std::numeric_limits<int32_t>::max();
   switch (x.dtype) {
   case DType::kBF16:
-    return reduceAs<__nv_bfloat16>(op, plan, x, y, scale, small, name);
+    return reduceAs<__nv_bfloat16>(op, plan, x, y, dims.scale, small, name);
   case DType::kF16:
-    return reduceAs<__half>(op, plan, x, y, scale, small, name);
+    return reduceAs<__half>(op, plan, x, y, dims.scale, small, name);
   default:
-    return reduceAs<float>(op, plan, x, y, scale, small, name);
+    return reduceAs<float>(op, plan, x, y, dims.scale, small, name);
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "runtime/cuda/Softmax.h"
 
+#include "runtime/base/SoftmaxShape.h"
 #include "runtime/cuda/internal/DeviceFloat.cuh"
 #include "runtime/cuda/internal/RowReduce.cuh"
 
@@ -182,34 +183,16 @@ __global__ void softmaxBackwardStridedKernel(const T *y, const T *dy, T *dx,
 
 // ---- host side
 
-struct AxisView {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-
 Status prepare(const char *name, const TensorView &in, const char *inName,
                const TensorView *other, const char *otherName,
                const TensorView &out, const char *outName, int64_t axis,
-               AxisView *view) {
+               SoftmaxAxis *view) {
   HETC_RETURN_IF_ERROR(checkDeviceFloat(in, inName), name);
-  if (other) {
-    HETC_RETURN_IF_ERROR(checkDType(*other, in.dtype, otherName), name);
-    HETC_RETURN_IF_ERROR(checkData(*other, otherName), name);
-    HETC_RETURN_IF_ERROR(checkShape(*other, in.shape, otherName), name);
-  }
-  HETC_RETURN_IF_ERROR(checkDType(out, in.dtype, outName), name);
-  HETC_RETURN_IF_ERROR(checkData(out, outName), name);
-  HETC_RETURN_IF_ERROR(checkShape(out, in.shape, outName), name);
-  if (in.rank() == 0)
-    return invalidArgument(name, ": ", inName, " must have rank >= 1");
-  int64_t a;
-  HETC_RETURN_IF_ERROR(normalizeAxis(axis, in.rank(), &a), name);
-  view->outer = numElements(Shape(in.shape.begin(), in.shape.begin() + a));
-  view->n = in.shape[a];
-  view->inner = numElements(Shape(in.shape.begin() + a + 1, in.shape.end()));
-  return okStatus();
+  return planSoftmaxAxis(name, in, inName, other, otherName, out, outName,
+                         axis, view);
 }
 
-dim3 stridedGrid(const AxisView &v) {
+dim3 stridedGrid(const SoftmaxAxis &v) {
   return dim3(static_cast<unsigned>((v.inner + kLanes - 1) / kLanes),
               static_cast<unsigned>(std::min<int64_t>(v.outer, kMaxGridY)));
 }
@@ -217,7 +200,7 @@ dim3 stridedGrid(const AxisView &v) {
 template <bool kLog>
 Status launchForward(const char *name, const TensorView &x, int64_t axis,
                      const TensorView &y) {
-  AxisView v;
+  SoftmaxAxis v;
   HETC_RETURN_IF_ERROR(prepare(name, x, "x", nullptr, "", y, "y", axis, &v));
   if (x.numel() == 0)
     return okStatus();
@@ -246,7 +229,7 @@ template <bool kLog>
 Status launchBackward(const char *name, const TensorView &y,
                       const TensorView &dy, int64_t axis,
                       const TensorView &dx) {
-  AxisView v;
+  SoftmaxAxis v;
   HETC_RETURN_IF_ERROR(prepare(name, y, "y", &dy, "dy", dx, "dx", axis, &v));
   if (y.numel() == 0)
     return okStatus();

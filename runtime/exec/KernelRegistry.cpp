@@ -40,9 +40,9 @@ std::vector<std::string> KernelRegistry::names() const {
   return result;
 }
 
-KernelRegistry makeKernelRegistry(void (*registerFamilies)(KernelRegistry &)) {
+KernelRegistry makeKernelRegistry(void (*registerCompute)(KernelRegistry &)) {
   KernelRegistry registry;
-  registerFamilies(registry);
+  registerCompute(registry);
   registerCommKernels(registry);
   return registry;
 }
@@ -51,13 +51,8 @@ const KernelRegistry &cpuKernelRegistry() {
   // The CPU kernels compute in f32; bf16 and f16 launches run on widened
   // copies (kernels/HalfPromotion.h).
   static const KernelRegistry registry =
-      promoteHalfLaunches(makeKernelRegistry([](KernelRegistry &r) {
-        cpu_backend::registerElementwiseKernels(r);
-        cpu_backend::registerLinalgKernels(r);
-        cpu_backend::registerNormKernels(r);
-        cpu_backend::registerDataMovementKernels(r);
-        cpu_backend::registerOptimizerKernels(r);
-      }));
+      promoteHalfLaunches(
+          makeKernelRegistry(cpu_backend::registerComputeKernels));
   return registry;
 }
 

@@ -92,28 +92,21 @@ private:
 const KernelRegistry &cpuKernelRegistry();
 
 /// The same kernels on the CUDA backend (runtime/cuda); only in builds with
-/// CUDA (CudaBackend.h).
+/// CUDA (runtime/exec/cuda/CudaKernelRegistry.cpp).
 const KernelRegistry &cudaKernelRegistry();
 
-/// The compute families, one adapter file each (kernels/ElementwiseKernels.cpp,
-/// ...), compiled once per backend (kernels/Backend.h).
-#define HETC_DECLARE_KERNEL_FAMILIES                                           \
-  void registerElementwiseKernels(KernelRegistry &registry);                   \
-  void registerLinalgKernels(KernelRegistry &registry);                        \
-  void registerNormKernels(KernelRegistry &registry);                          \
-  void registerDataMovementKernels(KernelRegistry &registry);                  \
-  void registerOptimizerKernels(KernelRegistry &registry);
+/// Every compute kernel of one backend (kernels/ComputeKernels.cpp, compiled
+/// once per backend: kernels/Backend.h).
 namespace cpu_backend {
-HETC_DECLARE_KERNEL_FAMILIES
+void registerComputeKernels(KernelRegistry &registry);
 } // namespace cpu_backend
 namespace cuda_backend {
-HETC_DECLARE_KERNEL_FAMILIES
+void registerComputeKernels(KernelRegistry &registry);
 } // namespace cuda_backend
-#undef HETC_DECLARE_KERNEL_FAMILIES
 
-/// A registry of one backend's compute families (registerFamilies) plus
-/// the communication kernels.
-KernelRegistry makeKernelRegistry(void (*registerFamilies)(KernelRegistry &));
+/// A registry of one backend's compute kernels (registerCompute) plus the
+/// communication kernels.
+KernelRegistry makeKernelRegistry(void (*registerCompute)(KernelRegistry &));
 
 /// The kernels that cross ranks (CommKernels.cpp); the same on every backend.
 void registerCommKernels(KernelRegistry &registry);

@@ -1,36 +1,27 @@
 //===- Broadcast.h - iterating numpy-broadcast operands ---------*- C++ -*-===//
 //
-// A BroadcastLoop describes an output and up to three inputs broadcast to it
-// as a short list of collapsed dimensions: size-1 output dimensions are
-// dropped and neighbours that are contiguous for every operand merge. The
-// last collapsed dimension is the inner loop; in it each input's stride is
-// 0 (broadcast) or 1 (contiguous).
+// A BroadcastLoop walks an output and up to three inputs broadcast to it
+// (runtime/base/BroadcastShape.h's merged dimensions) by rows: the last
+// merged dimension is the inner loop; in it each input's stride is 0
+// (broadcast) or 1 (contiguous).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef HETC_RUNTIME_CPU_INTERNAL_BROADCAST_H
 #define HETC_RUNTIME_CPU_INTERNAL_BROADCAST_H
 
-#include "runtime/base/Tensor.h"
+#include "runtime/base/BroadcastShape.h"
 #include "runtime/cpu/internal/Parallel.h"
 
 #include <initializer_list>
 
 namespace hetc::runtime::cpu::internal {
 
-constexpr int kMaxBroadcastInputs = 3;
+using runtime::broadcastStrides;
+using runtime::kMaxBroadcastInputs;
 
-// Element strides of a contiguous tensor of shape `in` read in the index space
-// of `out` (right-aligned; 0 where `in` has size 1 or lacks the dimension).
-// Fails when `in` does not broadcast to `out`.
-Status broadcastStrides(const Shape &in, const Shape &out,
-                        std::vector<int64_t> *strides);
-
-struct BroadcastLoop {
-  int numInputs = 0;
-  Shape dims; // collapsed output dims, never empty
-  std::vector<int64_t> strides[kMaxBroadcastInputs];
-
+// The merged dimensions of runtime/base/BroadcastShape.h, walked by rows.
+struct BroadcastLoop : BroadcastShape {
   int64_t cols() const { return dims.back(); }
   int64_t rows() const;
   int64_t colStride(int input) const { return strides[input].back(); }

@@ -1,4 +1,4 @@
-//===- AttentionCommon.cuh - shared parts of the attention kernels -*- CUDA -*-===//
+//===- AttentionCommon.cuh - shared parts of attention ---------*- CUDA -*-===//
 //
 // The problem description every attention kernel takes by value, the
 // (broadcast) mask reader, the masked score of one (query, key) pair, and

@@ -1,4 +1,4 @@
-//===- AttentionMma.cuh - bf16/f16 attention on tensor cores -----*- CUDA -*-===//
+//===- AttentionMma.cuh - bf16/f16 attention, tensor cores -----*- CUDA -*-===//
 //
 // FlashAttention-2 with mma.sync (AttentionMmaOps.cuh). Blocks of 4 warps;
 // each warp owns 16 rows of the score tile and keeps its accumulators in
@@ -123,8 +123,10 @@ __global__ void __launch_bounds__(kMmaThreads)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         // The 4 threads of a row are lanes 4g..4g+3.
-        tileMax[h] = nanMax(tileMax[h], __shfl_xor_sync(0xffffffffu, tileMax[h], 1));
-        tileMax[h] = nanMax(tileMax[h], __shfl_xor_sync(0xffffffffu, tileMax[h], 2));
+        tileMax[h] =
+            nanMax(tileMax[h], __shfl_xor_sync(0xffffffffu, tileMax[h], 1));
+        tileMax[h] =
+            nanMax(tileMax[h], __shfl_xor_sync(0xffffffffu, tileMax[h], 2));
         float mNew = nanMax(m[h], tileMax[h]);
         if (mNew == -INFINITY) {
 #pragma unroll
@@ -188,19 +190,19 @@ __global__ void __launch_bounds__(kMmaThreads)
 
 template <typename T, int DMAX>
 __global__ void __launch_bounds__(kMmaThreads)
-    attentionBackwardKeysMma(const T *q, const T *k, const T *v,
-                             const T *dout, const float *lse,
-                             const float *delta, AttentionMask mask,
-                             AttentionShape g, int kBlocks, T *dk, T *dv) {
+    attentionBackwardKeysMma(const T *q, const T *k, const T *v, const T *dout,
+                             const float *lse, const float *delta,
+                             AttentionMask mask, AttentionShape g, int kBlocks,
+                             T *dk, T *dv) {
   constexpr int LD = mmaLd<DMAX>();
   constexpr int BQ = mmaKeysBq<DMAX>();
   constexpr int KSTEPS = DMAX / 16;
   constexpr int QTILE = BQ * LD;
   extern __shared__ uint4 mmaSmem[];
-  T *ks = reinterpret_cast<T *>(mmaSmem); // [64][LD]
-  T *vs = ks + kMmaBlock * LD;            // [64][LD]
-  T *qs = vs + kMmaBlock * LD;            // [2][BQ][LD]
-  T *dos = qs + 2 * QTILE;                // [2][BQ][LD]
+  T *ks = reinterpret_cast<T *>(mmaSmem);                      // [64][LD]
+  T *vs = ks + kMmaBlock * LD;                                 // [64][LD]
+  T *qs = vs + kMmaBlock * LD;                                 // [2][BQ][LD]
+  T *dos = qs + 2 * QTILE;                                     // [2][BQ][LD]
   float *colLse2 = reinterpret_cast<float *>(dos + 2 * QTILE); // [2][BQ]
   float *colDelta = colLse2 + 2 * BQ;                          // [2][BQ]
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -246,7 +248,8 @@ __global__ void __launch_bounds__(kMmaThreads)
     const float *tLse2 = colLse2 + buf * BQ, *tDelta = colDelta + buf * BQ;
     float nextLse2 = 0.0f, nextDelta = 0.0f;
     if (t + 1 < tiles) {
-      loadMmaTileAsync<BQ, DMAX>(qs + (1 - buf) * QTILE, qh, i0 + BQ, g.tq, g.d);
+      loadMmaTileAsync<BQ, DMAX>(qs + (1 - buf) * QTILE, qh, i0 + BQ, g.tq,
+                                 g.d);
       loadMmaTileAsync<BQ, DMAX>(dos + (1 - buf) * QTILE, doh, i0 + BQ, g.tq,
                                  g.dv);
       rowTerms(i0 + BQ, nextLse2, nextDelta);
@@ -284,7 +287,7 @@ __global__ void __launch_bounds__(kMmaThreads)
           }
         }
 
-      // P^T = exp(S^T - lse) and dS^T = P^T (dP^T - delta) scale, in place.
+        // P^T = exp(S^T - lse) and dS^T = P^T (dP^T - delta) scale, in place.
 #pragma unroll
       for (int nt = 0; nt < BQ / 8; ++nt)
 #pragma unroll
@@ -300,7 +303,7 @@ __global__ void __launch_bounds__(kMmaThreads)
               p == 0.0f ? 0.0f : p * (dpt[nt][e] - tDelta[col]) * g.scale;
         }
 
-      // dV += P^T dO and dK += dS^T Q, contracted over the tile's queries.
+        // dV += P^T dO and dK += dS^T Q, contracted over the tile's queries.
 #pragma unroll
       for (int kk = 0; kk < BQ / 16; ++kk) {
         uint32_t pa[4], dsa[4];
@@ -332,7 +335,8 @@ __global__ void __launch_bounds__(kMmaThreads)
   }
   cpAsyncWait<0>();
   storeMmaRows<DMAX>(dk + head * g.tk * g.d, dkAcc, warpKey0, g.tk, g.d, lane);
-  storeMmaRows<DMAX>(dv + head * g.tk * g.dv, dvAcc, warpKey0, g.tk, g.dv, lane);
+  storeMmaRows<DMAX>(dv + head * g.tk * g.dv, dvAcc, warpKey0, g.tk, g.dv,
+                     lane);
 }
 
 template <typename T, int DMAX>
@@ -419,7 +423,7 @@ __global__ void __launch_bounds__(kMmaThreads)
           }
         }
 
-      // dS = P (dP - delta) scale, in place of dP.
+        // dS = P (dP - delta) scale, in place of dP.
 #pragma unroll
       for (int nt = 0; nt < kMmaBlock / 8; ++nt)
 #pragma unroll
@@ -433,7 +437,7 @@ __global__ void __launch_bounds__(kMmaThreads)
               p == 0.0f ? 0.0f : p * (dp[nt][e] - rowDelta[e / 2]) * g.scale;
         }
 
-      // dQ += dS K, contracted over the tile's keys.
+        // dQ += dS K, contracted over the tile's keys.
 #pragma unroll
       for (int kk = 0; kk < kMmaBlock / 16; ++kk) {
         uint32_t dsa[4];

@@ -1,4 +1,4 @@
-//===- AttentionMmaOps.cuh - tensor-core building blocks ---------*- CUDA -*-===//
+//===- AttentionMmaOps.cuh - tensor-core building blocks -------*- CUDA -*-===//
 //
 // The pieces the tensor-core attention kernels are made of: mma.sync
 // m16n8k16 (bf16 or f16 inputs, f32 accumulators), fragment loads from
@@ -33,14 +33,17 @@ template <int DMAX> constexpr int mmaLd() { return DMAX + 8; }
 template <int DMAX> constexpr int mmaKeysBq() { return DMAX <= 64 ? 64 : 32; }
 
 // Two floats as the packed pair of T (the lower column in the low half).
-template <typename T> __device__ __forceinline__ uint32_t pack2(float lo, float hi);
-template <> __device__ __forceinline__ uint32_t pack2<__nv_bfloat16>(float lo, float hi) {
+template <typename T>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi);
+template <>
+__device__ __forceinline__ uint32_t pack2<__nv_bfloat16>(float lo, float hi) {
   __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
   uint32_t bits;
   memcpy(&bits, &v, sizeof(bits));
   return bits;
 }
-template <> __device__ __forceinline__ uint32_t pack2<__half>(float lo, float hi) {
+template <>
+__device__ __forceinline__ uint32_t pack2<__half>(float lo, float hi) {
   __half2 v = __floats2half2_rn(lo, hi);
   uint32_t bits;
   memcpy(&bits, &v, sizeof(bits));
@@ -52,9 +55,9 @@ template <typename T>
 __device__ __forceinline__ void mma16816(float (&c)[4], const uint32_t (&a)[4],
                                          uint32_t b0, uint32_t b1);
 template <>
-__device__ __forceinline__ void mma16816<__nv_bfloat16>(float (&c)[4],
-                                                        const uint32_t (&a)[4],
-                                                        uint32_t b0, uint32_t b1) {
+__device__ __forceinline__ void
+mma16816<__nv_bfloat16>(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
+                        uint32_t b1) {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
                "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
                : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
@@ -70,8 +73,7 @@ __device__ __forceinline__ void mma16816<__half>(float (&c)[4],
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-template <typename T>
-__device__ __forceinline__ uint32_t lds32(const T *p) {
+template <typename T> __device__ __forceinline__ uint32_t lds32(const T *p) {
   return *reinterpret_cast<const uint32_t *>(p);
 }
 
@@ -102,9 +104,8 @@ __device__ __forceinline__ void loadA(const T *tile, int row0, int col0,
 // B fragment (16 x 8, k x n) whose column n is row n0 + n of a row-major
 // shared tile, k the columns k0..k0+15: B = tile^T.
 template <int LD, typename T>
-__device__ __forceinline__ void loadBRows(const T *tile, int n0, int k0,
-                                          int lane, uint32_t &b0,
-                                          uint32_t &b1) {
+__device__ __forceinline__ void
+loadBRows(const T *tile, int n0, int k0, int lane, uint32_t &b0, uint32_t &b1) {
   const T *p = tile + (n0 + lane / 4) * LD + k0 + 2 * (lane % 4);
   b0 = lds32(p);
   b1 = lds32(p + 8);
@@ -116,8 +117,8 @@ template <int LD, typename T>
 __device__ __forceinline__ void loadBCols(const T *tile, int k0, int c0,
                                           int lane, uint32_t (&b)[4]) {
   int matrix = lane / 8;
-  const T *p = tile + (k0 + (matrix % 2) * 8 + lane % 8) * LD + c0 +
-               (matrix / 2) * 8;
+  const T *p =
+      tile + (k0 + (matrix % 2) * 8 + lane % 8) * LD + c0 + (matrix / 2) * 8;
   ldmatrixTrans(p, b[0], b[1], b[2], b[3]);
 }
 
@@ -155,9 +156,8 @@ template <int N> __device__ __forceinline__ void cpAsyncWait() {
 // Starts copying dst[r][c] = src[(row0 + r) * width + c] for a ROWS x DMAX
 // tile, zero past `rows` and `width` (a multiple of 8).
 template <int ROWS, int DMAX, typename T>
-__device__ __forceinline__ void loadMmaTileAsync(T *dst, const T *src,
-                                                 int row0, int rows,
-                                                 int width) {
+__device__ __forceinline__ void loadMmaTileAsync(T *dst, const T *src, int row0,
+                                                 int rows, int width) {
   constexpr int LD = mmaLd<DMAX>();
   constexpr int CHUNKS = DMAX / 8;
   static_assert(ROWS * CHUNKS % kMmaThreads == 0, "whole copies per thread");
@@ -171,11 +171,12 @@ __device__ __forceinline__ void loadMmaTileAsync(T *dst, const T *src,
   }
 }
 
-// Stores the accumulators acc[DMAX/8][4] of rows row0 + g (+8), columns < width.
+// Stores the accumulators acc[DMAX/8][4] of rows row0 + g (+8), columns <
+// width.
 template <int DMAX, typename T>
-__device__ __forceinline__ void storeMmaRows(T *dst, const float (&acc)[DMAX / 8][4],
-                                             int row0, int rows, int width,
-                                             int lane) {
+__device__ __forceinline__ void
+storeMmaRows(T *dst, const float (&acc)[DMAX / 8][4], int row0, int rows,
+             int width, int lane) {
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     int row = row0 + lane / 4 + 8 * h;

@@ -1,4 +1,4 @@
-//===- AttentionSimt.cuh - attention on CUDA cores, f32 math -----*- CUDA -*-===//
+//===- AttentionSimt.cuh - attention on CUDA cores -------------*- CUDA -*-===//
 //
 // Flash-attention tiling on CUDA cores: every dtype, every head dimension up
 // to DMAX (64 or 128). Tiles of 64 queries x 64 keys are widened to f32 in
@@ -27,8 +27,8 @@
 namespace hetc::runtime::cuda::internal {
 
 constexpr int kSimtThreads = 256;
-constexpr int kSimtBlock = 64;              // queries and keys per tile
-constexpr int kSimtLdp = kSimtBlock + 4;    // row stride of P / dS tiles
+constexpr int kSimtBlock = 64;           // queries and keys per tile
+constexpr int kSimtLdp = kSimtBlock + 4; // row stride of P / dS tiles
 
 template <int DMAX> constexpr int simtLd() { return DMAX + 4; }
 
@@ -48,8 +48,8 @@ template <int DMAX> constexpr int simtQueriesFloats() {
 // dst[r * LD + c] = src[(row0 + r) * width + c] in f32 for a 64 x DMAX tile;
 // zero past `rows` and `width`.
 template <int DMAX, typename T>
-__device__ __forceinline__ void loadSimtTile(float *dst, const T *src,
-                                             int row0, int rows, int width) {
+__device__ __forceinline__ void loadSimtTile(float *dst, const T *src, int row0,
+                                             int rows, int width) {
   constexpr int LD = simtLd<DMAX>();
   for (int idx = threadIdx.x; idx < kSimtBlock * DMAX; idx += kSimtThreads) {
     int r = idx / DMAX, c = idx % DMAX;
@@ -95,16 +95,16 @@ __device__ __forceinline__ void simtRowDots(const float *a, const float *b,
 // acc[r][cc][e] += sum_x w[ty*4+r][x] * m[x][cc*64+tx*4+e] over the 64
 // columns x of w (stride kSimtLdp) and rows of m (stride LD).
 template <int DMAX>
-__device__ __forceinline__ void simtRowsTimesTile(const float *w,
-                                                  const float *m, int tx,
-                                                  int ty,
-                                                  float (&acc)[4][DMAX / 64][4]) {
+__device__ __forceinline__ void
+simtRowsTimesTile(const float *w, const float *m, int tx, int ty,
+                  float (&acc)[4][DMAX / 64][4]) {
   constexpr int LD = simtLd<DMAX>();
   for (int x = 0; x < kSimtBlock; x += 4) {
     float4 wv[4];
 #pragma unroll
     for (int r = 0; r < 4; ++r)
-      wv[r] = *reinterpret_cast<const float4 *>(w + (ty * 4 + r) * kSimtLdp + x);
+      wv[r] =
+          *reinterpret_cast<const float4 *>(w + (ty * 4 + r) * kSimtLdp + x);
 #pragma unroll
     for (int e = 0; e < 4; ++e)
 #pragma unroll
@@ -125,9 +125,9 @@ __device__ __forceinline__ void simtRowsTimesTile(const float *w,
 
 // Stores rows row0 + ty*4 + r < rows, columns cc*64 + tx*4 + e < width.
 template <int DMAX, typename T>
-__device__ __forceinline__ void storeSimtRows(T *dst, const float (&acc)[4][DMAX / 64][4],
-                                              int row0, int rows, int width,
-                                              int tx, int ty) {
+__device__ __forceinline__ void
+storeSimtRows(T *dst, const float (&acc)[4][DMAX / 64][4], int row0, int rows,
+              int width, int tx, int ty) {
 #pragma unroll
   for (int r = 0; r < 4; ++r) {
     int row = row0 + ty * 4 + r;
@@ -146,9 +146,8 @@ __device__ __forceinline__ void storeSimtRows(T *dst, const float (&acc)[4][DMAX
 
 template <typename T, int DMAX>
 __global__ void __launch_bounds__(kSimtThreads)
-    attentionForwardSimt(const T *q, const T *k, const T *v,
-                         AttentionMask mask, AttentionShape g, int qBlocks,
-                         T *out, float *lse) {
+    attentionForwardSimt(const T *q, const T *k, const T *v, AttentionMask mask,
+                         AttentionShape g, int qBlocks, T *out, float *lse) {
   constexpr int LD = simtLd<DMAX>();
   constexpr int NC = DMAX / 64;
   extern __shared__ float4 simtSmem[];
@@ -192,7 +191,8 @@ __global__ void __launch_bounds__(kSimtThreads)
       }
       // The 16 threads of a row are one half-warp.
       for (int offset = 8; offset > 0; offset /= 2)
-        tileMax = nanMax(tileMax, __shfl_xor_sync(0xffffffffu, tileMax, offset));
+        tileMax =
+            nanMax(tileMax, __shfl_xor_sync(0xffffffffu, tileMax, offset));
       float mNew = nanMax(m[r], tileMax);
       if (mNew == -INFINITY) {
 #pragma unroll
@@ -276,10 +276,10 @@ simtGradTile(const float *qs, const float *dos, const float *ks,
 
 template <typename T, int DMAX>
 __global__ void __launch_bounds__(kSimtThreads)
-    attentionBackwardKeysSimt(const T *q, const T *k, const T *v,
-                              const T *dout, const float *lse,
-                              const float *delta, AttentionMask mask,
-                              AttentionShape g, int kBlocks, T *dk, T *dv) {
+    attentionBackwardKeysSimt(const T *q, const T *k, const T *v, const T *dout,
+                              const float *lse, const float *delta,
+                              AttentionMask mask, AttentionShape g, int kBlocks,
+                              T *dk, T *dv) {
   constexpr int LD = simtLd<DMAX>();
   constexpr int NC = DMAX / 64;
   extern __shared__ float4 simtSmem[];
@@ -287,10 +287,10 @@ __global__ void __launch_bounds__(kSimtThreads)
   float *vs = ks + kSimtBlock * LD;
   float *qs = vs + kSimtBlock * LD;
   float *dos = qs + kSimtBlock * LD;
-  float *ps = dos + kSimtBlock * LD;                // [64][kSimtLdp]
+  float *ps = dos + kSimtBlock * LD; // [64][kSimtLdp]
   float *dss = ps + kSimtBlock * kSimtLdp;
-  float *rowLse2 = dss + kSimtBlock * kSimtLdp;    // [64]
-  float *rowDelta = rowLse2 + kSimtBlock;          // [64]
+  float *rowLse2 = dss + kSimtBlock * kSimtLdp; // [64]
+  float *rowDelta = rowLse2 + kSimtBlock;       // [64]
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int64_t head = blockIdx.x / kBlocks;
   const int j0 = int(blockIdx.x % kBlocks) * kSimtBlock;
@@ -315,15 +315,19 @@ __global__ void __launch_bounds__(kSimtThreads)
     simtGradTile<DMAX>(qs, dos, ks, vs, rowLse2, rowDelta, i0, j0, g, mask,
                        maskBase, tx, ty, ps, dss);
     __syncthreads(); // P and dS written
-    // dV[key][t] += P[row][key] dO[row][t]; dK[key][t] += dS[row][key] Q[row][t]
-    // with this thread's keys ty*4+r.
+    // dV[key][t] += P[row][key] dO[row][t]; dK[key][t] += dS[row][key]
+    // Q[row][t] with this thread's keys ty*4+r.
     for (int row = 0; row < kSimtBlock; ++row) {
-      float4 pv = *reinterpret_cast<const float4 *>(ps + row * kSimtLdp + ty * 4);
-      float4 dsv = *reinterpret_cast<const float4 *>(dss + row * kSimtLdp + ty * 4);
+      float4 pv =
+          *reinterpret_cast<const float4 *>(ps + row * kSimtLdp + ty * 4);
+      float4 dsv =
+          *reinterpret_cast<const float4 *>(dss + row * kSimtLdp + ty * 4);
 #pragma unroll
       for (int cc = 0; cc < NC; ++cc) {
-        float4 dov = *reinterpret_cast<const float4 *>(dos + row * LD + cc * 64 + tx * 4);
-        float4 qv = *reinterpret_cast<const float4 *>(qs + row * LD + cc * 64 + tx * 4);
+        float4 dov = *reinterpret_cast<const float4 *>(dos + row * LD +
+                                                       cc * 64 + tx * 4);
+        float4 qv =
+            *reinterpret_cast<const float4 *>(qs + row * LD + cc * 64 + tx * 4);
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
           float pr = component(pv, r), dr = component(dsv, r);
@@ -357,9 +361,9 @@ __global__ void __launch_bounds__(kSimtThreads)
   float *dos = qs + kSimtBlock * LD;
   float *ks = dos + kSimtBlock * LD;
   float *vs = ks + kSimtBlock * LD;
-  float *dss = vs + kSimtBlock * LD;               // [64][kSimtLdp]
-  float *rowLse2 = dss + kSimtBlock * kSimtLdp;    // [64]
-  float *rowDelta = rowLse2 + kSimtBlock;          // [64]
+  float *dss = vs + kSimtBlock * LD;            // [64][kSimtLdp]
+  float *rowLse2 = dss + kSimtBlock * kSimtLdp; // [64]
+  float *rowDelta = rowLse2 + kSimtBlock;       // [64]
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int64_t head = blockIdx.x / qBlocks;
   const int i0 = (qBlocks - 1 - int(blockIdx.x % qBlocks)) * kSimtBlock;

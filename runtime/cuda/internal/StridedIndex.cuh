@@ -12,7 +12,7 @@
 #ifndef HETC_RUNTIME_CUDA_INTERNAL_STRIDEDINDEX_CUH
 #define HETC_RUNTIME_CUDA_INTERNAL_STRIDEDINDEX_CUH
 
-#include "runtime/base/Tensor.h"
+#include "runtime/base/StridedLayout.h"
 
 #include <cuda_runtime.h>
 
@@ -25,14 +25,9 @@ namespace hetc::runtime::cuda::internal {
 // Dimensions a kernel argument holds; views collapse below this in practice.
 constexpr int kMaxStridedDims = 8;
 
-/// A view on the host: dims, per-dimension source strides and a base offset,
-/// all in elements. Strides may be negative (reversed slices) or 0
-/// (broadcast).
-struct StridedLayout {
-  Shape dims;
-  std::vector<int64_t> strides;
-  int64_t base = 0;
-};
+/// A view on the host (runtime/base/StridedLayout.h). Strides may be
+/// negative (reversed slices) or 0 (broadcast).
+using runtime::StridedLayout;
 
 /// Drops size-1 dimensions and merges neighbours that the source reads
 /// contiguously one after the other. The destination is row-major over

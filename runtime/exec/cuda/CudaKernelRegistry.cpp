@@ -6,13 +6,7 @@ namespace hetc::runtime::exec {
 
 const KernelRegistry &cudaKernelRegistry() {
   static const KernelRegistry registry =
-      makeKernelRegistry([](KernelRegistry &r) {
-        cuda_backend::registerElementwiseKernels(r);
-        cuda_backend::registerLinalgKernels(r);
-        cuda_backend::registerNormKernels(r);
-        cuda_backend::registerDataMovementKernels(r);
-        cuda_backend::registerOptimizerKernels(r);
-      });
+      makeKernelRegistry(cuda_backend::registerComputeKernels);
   return registry;
 }
 

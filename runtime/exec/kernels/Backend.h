@@ -26,4 +26,18 @@ namespace kernels = ::hetc::runtime::cpu;
 } // namespace hetc::runtime::exec::cpu_backend
 #endif
 
+#include "runtime/exec/KernelRegistry.h"
+
+namespace hetc::runtime::exec::HETC_BACKEND_NAMESPACE {
+
+/// The families, one adapter file each; registerComputeKernels
+/// (ComputeKernels.cpp) adds them all.
+void registerElementwiseKernels(KernelRegistry &registry);
+void registerLinalgKernels(KernelRegistry &registry);
+void registerNormKernels(KernelRegistry &registry);
+void registerDataMovementKernels(KernelRegistry &registry);
+void registerOptimizerKernels(KernelRegistry &registry);
+
+} // namespace hetc::runtime::exec::HETC_BACKEND_NAMESPACE
+
 #endif // HETC_RUNTIME_EXEC_KERNELS_BACKEND_H

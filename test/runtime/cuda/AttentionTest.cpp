@@ -101,8 +101,9 @@ float maxAbs(const std::vector<float> &values) {
 
 // expectClose that also requires NaN where the reference is NaN and equal
 // infinities where it is infinite.
-void expectMatches(const std::vector<float> &got, const std::vector<float> &want,
-                   double rtol, double atol, const std::string &what) {
+void expectMatches(const std::vector<float> &got,
+                   const std::vector<float> &want, double rtol, double atol,
+                   const std::string &what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   std::vector<float> finiteGot, finiteWant;
   int misses = 0;
@@ -161,7 +162,8 @@ DeviceMask makeMask(const Problem &p, Inputs &in) {
     return m;
   Shape shape = p.fullMaskShape();
   if (p.mask == MaskKind::kAdditive) {
-    m.tensor = std::make_unique<DeviceTensor>(DType::kF32, shape, in.maskValues);
+    m.tensor =
+        std::make_unique<DeviceTensor>(DType::kF32, shape, in.maskValues);
     m.host = makeView(in.maskValues.data(), shape);
   } else {
     m.tensor = std::make_unique<DeviceTensor>(DType::kBool, shape);
@@ -176,8 +178,7 @@ std::string describe(const Problem &p, DType dtype) {
   std::string s = std::string(dtypeName(dtype)) + " lead " +
                   shapeToString(p.lead) + " tq " + std::to_string(p.tq) +
                   " tk " + std::to_string(p.tk) + " d " + std::to_string(p.d) +
-                  " dv " + std::to_string(p.dv) +
-                  (p.causal ? " causal" : "");
+                  " dv " + std::to_string(p.dv) + (p.causal ? " causal" : "");
   if (p.mask != MaskKind::kNone)
     s += std::string(p.mask == MaskKind::kAdditive ? " f32" : " bool") +
          " mask " + shapeToString(p.fullMaskShape());
@@ -190,11 +191,10 @@ void cpuForward(const Problem &p, Inputs &in, const DeviceMask &mask,
   out->assign(numElements(p.outShape()), 0.0f);
   lse->assign(numElements(p.lseShape()), 0.0f);
   TensorView lseView = makeView(lse->data(), p.lseShape());
-  Status s = cpu::attention(makeView(in.q.data(), p.qShape()),
-                            makeView(in.k.data(), p.kShape()),
-                            makeView(in.v.data(), p.vShape()), mask.hostPtr(),
-                            p.options(), makeView(out->data(), p.outShape()),
-                            &lseView);
+  Status s = cpu::attention(
+      makeView(in.q.data(), p.qShape()), makeView(in.k.data(), p.kShape()),
+      makeView(in.v.data(), p.vShape()), mask.hostPtr(), p.options(),
+      makeView(out->data(), p.outShape()), &lseView);
   ASSERT_TRUE(s.ok()) << s.toString();
 }
 
@@ -209,9 +209,8 @@ void checkForward(const Problem &p, DType dtype, unsigned seed = 11) {
       v(dtype, p.vShape(), in.v), out(dtype, p.outShape()),
       lse(DType::kF32, p.lseShape());
   TensorView lseView = lse.view();
-  HETC_EXPECT_CUDA_OK(attention(q.view(), k.view(), v.view(),
-                                mask.devicePtr(), p.options(), out.view(),
-                                &lseView));
+  HETC_EXPECT_CUDA_OK(attention(q.view(), k.view(), v.view(), mask.devicePtr(),
+                                p.options(), out.view(), &lseView));
   expectResult(out, wantOut, dtype, "out");
   expectMatches(lse.readFloats(), wantLse, 1e-4, 1e-4, "lse");
 }
@@ -420,7 +419,8 @@ TEST(CudaAttention, FullyMaskedRow) {
       int64_t row = 5;
       for (int64_t j = 0; j < p.tk; ++j) {
         if (kind == MaskKind::kAdditive)
-          in.maskValues[row * p.tk + j] = -std::numeric_limits<float>::infinity();
+          in.maskValues[row * p.tk + j] =
+              -std::numeric_limits<float>::infinity();
         else
           in.keep[row * p.tk + j] = 0;
       }
@@ -460,8 +460,8 @@ TEST(CudaAttention, FullyMaskedRow) {
           g(dtype, p.outShape(), dout), dq(dtype, p.qShape()),
           dk(dtype, p.kShape()), dv(dtype, p.vShape());
       HETC_EXPECT_CUDA_OK(attentionBackward(
-          q.view(), k.view(), v.view(), mask.devicePtr(), p.options(),
-          o.view(), lse.view(), g.view(), dq.view(), dk.view(), dv.view()));
+          q.view(), k.view(), v.view(), mask.devicePtr(), p.options(), o.view(),
+          lse.view(), g.view(), dq.view(), dk.view(), dv.view()));
       expectResult(dq, wantDq, dtype, "dq");
       expectResult(dk, wantDk, dtype, "dk");
       expectResult(dv, wantDv, dtype, "dv");
@@ -524,66 +524,112 @@ TEST(CudaAttention, RejectsBadOperands) {
 
   const char *fwd = "attention";
   expectInvalid(attention(qInt.view(), k.view(), v.view(), nullptr, o,
-                          out.view(), &lseView), fwd);
+                          out.view(), &lseView),
+                fwd);
   expectInvalid(attention(q32.view(), k.view(), v.view(), nullptr, o,
-                          out.view(), &lseView), fwd);
-  expectInvalid(attention(q1.view(), k.view(), v.view(), nullptr, o,
-                          out.view(), &lseView), fwd);
+                          out.view(), &lseView),
+                fwd);
+  expectInvalid(attention(q1.view(), k.view(), v.view(), nullptr, o, out.view(),
+                          &lseView),
+                fwd);
   expectInvalid(attention(q.view(), kOtherLead.view(), v.view(), nullptr, o,
-                          out.view(), &lseView), fwd);
+                          out.view(), &lseView),
+                fwd);
   expectInvalid(attention(q.view(), kOtherD.view(), v.view(), nullptr, o,
-                          out.view(), &lseView), fwd);
+                          out.view(), &lseView),
+                fwd);
   expectInvalid(attention(q.view(), k.view(), vOtherRows.view(), nullptr, o,
-                          out.view(), &lseView), fwd);
+                          out.view(), &lseView),
+                fwd);
   DeviceTensor outWide(bf, {2, 8, 32});
   expectInvalid(attention(qWide.view(), kWide.view(), v.view(), nullptr, o,
-                          outWide.view(), &lseView), fwd);
+                          outWide.view(), &lseView),
+                fwd);
   expectInvalid(attention(q.view(), k.view(), v.view(), &maskI64View, o,
-                          out.view(), &lseView), fwd);
+                          out.view(), &lseView),
+                fwd);
   expectInvalid(attention(q.view(), k.view(), v.view(), &maskBadView, o,
-                          out.view(), &lseView), fwd);
+                          out.view(), &lseView),
+                fwd);
   expectInvalid(attention(q.view(), k.view(), v.view(), nullptr, o,
-                          outBad.view(), &lseView), fwd);
+                          outBad.view(), &lseView),
+                fwd);
   expectInvalid(attention(q.view(), k.view(), v.view(), nullptr, o,
-                          out32.view(), &lseView), fwd);
-  expectInvalid(attention(q.view(), k.view(), v.view(), nullptr, o,
-                          out.view(), &lseBfView), fwd);
-  expectInvalid(attention(q.view(), k.view(), v.view(), nullptr, o,
-                          out.view(), &lseBadView), fwd);
+                          out32.view(), &lseView),
+                fwd);
+  expectInvalid(attention(q.view(), k.view(), v.view(), nullptr, o, out.view(),
+                          &lseBfView),
+                fwd);
+  expectInvalid(attention(q.view(), k.view(), v.view(), nullptr, o, out.view(),
+                          &lseBadView),
+                fwd);
   TensorView nullQ(nullptr, bf, {2, 8, 64});
-  expectInvalid(attention(nullQ, k.view(), v.view(), nullptr, o, out.view(),
-                          &lseView), fwd);
+  expectInvalid(
+      attention(nullQ, k.view(), v.view(), nullptr, o, out.view(), &lseView),
+      fwd);
 
   const char *bwd = "attention_backward";
   DeviceTensor dout(bf, {2, 8, 32}), dq(bf, {2, 8, 64}), dk(bf, {2, 10, 64}),
       dv(bf, {2, 10, 32});
   DeviceTensor dqBad(bf, {2, 8, 32}), dkBad(bf, {2, 9, 64}),
       dvBad(bf, {2, 10, 64}), dout32(DType::kF32, {2, 8, 32});
-  expectInvalid(attentionBackward(q.view(), k.view(), v.view(), &maskI64View,
-                                  o, out.view(), lse.view(), dout.view(),
-                                  dq.view(), dk.view(), dv.view()), bwd);
+  expectInvalid(attentionBackward(q.view(), k.view(), v.view(), &maskI64View, o,
+                                  out.view(), lse.view(), dout.view(),
+                                  dq.view(), dk.view(), dv.view()),
+                bwd);
   expectInvalid(attentionBackward(q.view(), k.view(), v.view(), nullptr, o,
                                   outBad.view(), lse.view(), dout.view(),
-                                  dq.view(), dk.view(), dv.view()), bwd);
+                                  dq.view(), dk.view(), dv.view()),
+                bwd);
   expectInvalid(attentionBackward(q.view(), k.view(), v.view(), nullptr, o,
                                   out.view(), lseBad.view(), dout.view(),
-                                  dq.view(), dk.view(), dv.view()), bwd);
+                                  dq.view(), dk.view(), dv.view()),
+                bwd);
   expectInvalid(attentionBackward(q.view(), k.view(), v.view(), nullptr, o,
                                   out.view(), lse.view(), dout32.view(),
-                                  dq.view(), dk.view(), dv.view()), bwd);
-  expectInvalid(attentionBackward(q.view(), k.view(), v.view(), nullptr, o,
-                                  out.view(), lse.view(), dout.view(),
-                                  dqBad.view(), dk.view(), dv.view()), bwd);
-  expectInvalid(attentionBackward(q.view(), k.view(), v.view(), nullptr, o,
-                                  out.view(), lse.view(), dout.view(),
-                                  dq.view(), dkBad.view(), dv.view()), bwd);
-  expectInvalid(attentionBackward(q.view(), k.view(), v.view(), nullptr, o,
-                                  out.view(), lse.view(), dout.view(),
-                                  dq.view(), dk.view(), dvBad.view()), bwd);
-  expectInvalid(attentionBackward(qWide.view(), kWide.view(), v.view(),
-                                  nullptr, o, out.view(), lse.view(),
-                                  dout.view(), dq.view(), dk.view(), dv.view()),
+                                  dq.view(), dk.view(), dv.view()),
                 bwd);
+  expectInvalid(attentionBackward(q.view(), k.view(), v.view(), nullptr, o,
+                                  out.view(), lse.view(), dout.view(),
+                                  dqBad.view(), dk.view(), dv.view()),
+                bwd);
+  expectInvalid(attentionBackward(q.view(), k.view(), v.view(), nullptr, o,
+                                  out.view(), lse.view(), dout.view(),
+                                  dq.view(), dkBad.view(), dv.view()),
+                bwd);
+  expectInvalid(attentionBackward(q.view(), k.view(), v.view(), nullptr, o,
+                                  out.view(), lse.view(), dout.view(),
+                                  dq.view(), dk.view(), dvBad.view()),
+                bwd);
+  expectInvalid(attentionBackward(qWide.view(), kWide.view(), v.view(), nullptr,
+                                  o, out.view(), lse.view(), dout.view(),
+                                  dq.view(), dk.view(), dv.view()),
+                bwd);
+  DeviceTensor dq32(DType::kF32, {2, 8, 64});
+  expectInvalid(attentionBackward(q.view(), k.view(), v.view(), nullptr, o,
+                                  out.view(), lse.view(), dout.view(),
+                                  dq32.view(), dk.view(), dv.view()),
+                bwd);
+  expectInvalid(attentionBackward(q.view(), k.view(), v.view(), nullptr, o,
+                                  out.view(), lseBf.view(), dout.view(),
+                                  dq.view(), dk.view(), dv.view()),
+                bwd);
+  // A mask whose leading dimensions cannot be merged into 8.
+  Shape lead(9, 2), maskShape;
+  for (int i = 0; i < 9; ++i)
+    maskShape.push_back(i % 2 == 0 ? 2 : 1);
+  auto withRows = [](Shape s, int64_t rows, int64_t cols) {
+    s.push_back(rows);
+    s.push_back(cols);
+    return s;
+  };
+  DeviceTensor qMany(bf, withRows(lead, 1, 8)), kMany(bf, withRows(lead, 1, 8)),
+      vMany(bf, withRows(lead, 1, 8)), outMany(bf, withRows(lead, 1, 8)),
+      maskMany(DType::kBool, withRows(maskShape, 1, 1));
+  TensorView maskManyView = maskMany.view();
+  expectInvalid(attention(qMany.view(), kMany.view(), vMany.view(),
+                          &maskManyView, o, outMany.view(), nullptr),
+                fwd);
   // A valid mask passes the same checks.
   TensorView maskOkView = maskOk.view();
   HETC_EXPECT_CUDA_OK(attention(q.view(), k.view(), v.view(), &maskOkView, o,
