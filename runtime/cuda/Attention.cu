@@ -16,6 +16,7 @@
 
 #include "runtime/cuda/Attention.h"
 
+#include "runtime/base/BroadcastShape.h"
 #include "runtime/cuda/internal/AttentionMma.cuh"
 #include "runtime/cuda/internal/AttentionSimt.cuh"
 
@@ -50,21 +51,8 @@ Status describeMask(const TensorView &mask, const Geometry &g,
   Shape scores = g.lead;
   scores.push_back(g.shape.tq);
   scores.push_back(g.shape.tk);
-  const Shape &in = mask.shape;
-  if (in.size() > scores.size())
-    return invalidArgument("mask ", mask.describe(), " does not broadcast to ",
-                           shapeToString(scores));
-  size_t offset = scores.size() - in.size();
-  std::vector<int64_t> strides(scores.size(), 0);
-  int64_t stride = 1;
-  for (size_t i = scores.size(); i-- > offset;) {
-    int64_t d = in[i - offset];
-    if (d != scores[i] && d != 1)
-      return invalidArgument("mask ", mask.describe(),
-                             " does not broadcast to ", shapeToString(scores));
-    strides[i] = d == 1 ? 0 : stride;
-    stride *= d;
-  }
+  std::vector<int64_t> strides;
+  HETC_RETURN_IF_ERROR(broadcastStrides(mask.shape, scores, &strides), "mask");
   out->strideQ = strides[scores.size() - 2];
   out->strideK = strides.back();
   out->leadRank = 0;

@@ -19,7 +19,9 @@ bool isHalf(DType dtype) {
 }
 
 /// The f32 adapters of the promoted kernels, by name: an adapter is a plain
-/// function pointer, so the wrapper finds the one it stands for here.
+/// function pointer, so the wrapper finds the one it stands for here. The
+/// table is filled while a registry is built, before any launch runs, and
+/// only read after: lookups take no lock.
 class Originals {
 public:
   Status add(const std::string &name, KernelFn run) {
@@ -30,8 +32,7 @@ public:
                              "' is promoted with two different adapters");
     return okStatus();
   }
-  KernelFn find(const std::string &name) {
-    std::lock_guard<std::mutex> lock(mutex_);
+  KernelFn find(const std::string &name) const {
     auto it = adapters_.find(name);
     return it == adapters_.end() ? nullptr : it->second;
   }
