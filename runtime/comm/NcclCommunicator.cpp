@@ -53,11 +53,13 @@ Status ncclError(ncclResult_t result, ncclComm_t comm, int rank,
                                     ncclGetLastError(comm) + ")");
 }
 
-#define HETC_CUDA_RETURN_IF_ERROR(call)                                        \
+// Stream.h's HETC_CUDA_RETURN_IF_ERROR does not name the rank; this does.
+#define HETC_RANK_CUDA_RETURN_IF_ERROR(call)                                   \
   do {                                                                         \
-    cudaError_t hetc_cuda_error_ = (call);                                     \
-    if (hetc_cuda_error_ != cudaSuccess)                                       \
-      return cudaError(hetc_cuda_error_, rank_, #call, __FILE__, __LINE__);    \
+    cudaError_t hetc_rank_cuda_error_ = (call);                                \
+    if (hetc_rank_cuda_error_ != cudaSuccess)                                  \
+      return cudaError(hetc_rank_cuda_error_, rank_, #call, __FILE__,         \
+                       __LINE__);                                              \
   } while (false)
 
 // Non-blocking communicators answer ncclInProgress while a call is still
@@ -226,7 +228,7 @@ bool NcclCommunicator::drainChannels() {
           if (channel.stream) {
             cudaError_t query = cudaStreamQuery(channel.stream);
             if (query != cudaSuccess && query != cudaErrorNotReady)
-              HETC_CUDA_RETURN_IF_ERROR(query);
+              HETC_RANK_CUDA_RETURN_IF_ERROR(query);
             *done = *done && query == cudaSuccess;
           }
         return okStatus();
@@ -250,12 +252,12 @@ Status NcclCommunicator::initialize() {
 }
 
 Status NcclCommunicator::createChannels() {
-  HETC_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
-  HETC_CUDA_RETURN_IF_ERROR(
+  HETC_RANK_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
+  HETC_RANK_CUDA_RETURN_IF_ERROR(
       cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
-  HETC_CUDA_RETURN_IF_ERROR(cudaMalloc(
+  HETC_RANK_CUDA_RETURN_IF_ERROR(cudaMalloc(
       reinterpret_cast<void **>(&deviceHeader_), sizeof(MessageHeader)));
-  HETC_CUDA_RETURN_IF_ERROR(cudaMallocHost(
+  HETC_RANK_CUDA_RETURN_IF_ERROR(cudaMallocHost(
       reinterpret_cast<void **>(&hostHeader_), sizeof(MessageHeader)));
   const auto deadline = Clock::now() + timeout_;
 
@@ -296,7 +298,7 @@ Status NcclCommunicator::createChannels() {
     for (Channel *channel : {&sendChannels_[peer], &recvChannels_[peer]}) {
       HETC_RETURN_IF_ERROR(
           settle(channel->comm, deadline, "NCCL setup", waitedFor));
-      HETC_CUDA_RETURN_IF_ERROR(
+      HETC_RANK_CUDA_RETURN_IF_ERROR(
           cudaStreamCreateWithFlags(&channel->stream, cudaStreamNonBlocking));
     }
   }
@@ -305,7 +307,7 @@ Status NcclCommunicator::createChannels() {
 
 Status NcclCommunicator::startCall() {
   HETC_RETURN_IF_ERROR(broken_);
-  HETC_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
+  HETC_RANK_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
   return okStatus();
 }
 
@@ -337,14 +339,14 @@ Status NcclCommunicator::finish(cudaStream_t stream, ncclComm_t comm,
                                 const std::string &what,
                                 const std::string &waitedFor) {
   HETC_RETURN_IF_ERROR(settle(comm, deadline, what, waitedFor));
-  HETC_CUDA_RETURN_IF_ERROR(cudaEventRecord(done_, stream));
+  HETC_RANK_CUDA_RETURN_IF_ERROR(cudaEventRecord(done_, stream));
   bool timedOut = false;
   HETC_RETURN_IF_ERROR(internal::pollUntil(
       deadline,
       [&](bool *done) {
         cudaError_t query = cudaEventQuery(done_);
         if (query != cudaErrorNotReady)
-          HETC_CUDA_RETURN_IF_ERROR(query);
+          HETC_RANK_CUDA_RETURN_IF_ERROR(query);
         ncclResult_t state = ncclSuccess;
         HETC_NCCL_RETURN_IF_ERROR(comm, ncclCommGetAsyncError(comm, &state));
         if (state != ncclSuccess && state != ncclInProgress)
@@ -377,16 +379,16 @@ Status NcclCommunicator::send(int peer, const void *data, size_t bytes,
   // channel's stream once the message is out.
   const MessageHeader header{tag, bytes};
   char *staging = nullptr;
-  HETC_CUDA_RETURN_IF_ERROR(cudaMallocAsync(reinterpret_cast<void **>(&staging),
+  HETC_RANK_CUDA_RETURN_IF_ERROR(cudaMallocAsync(reinterpret_cast<void **>(&staging),
                                             sizeof(header) + bytes, stream_));
-  HETC_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(staging, &header, sizeof(header),
+  HETC_RANK_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(staging, &header, sizeof(header),
                                             cudaMemcpyHostToDevice, stream_));
   if (bytes > 0)
-    HETC_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(staging + sizeof(header), data,
+    HETC_RANK_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(staging + sizeof(header), data,
                                               bytes, cudaMemcpyDeviceToDevice,
                                               stream_));
-  HETC_CUDA_RETURN_IF_ERROR(cudaEventRecord(done_, stream_));
-  HETC_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(channel.stream, done_, 0));
+  HETC_RANK_CUDA_RETURN_IF_ERROR(cudaEventRecord(done_, stream_));
+  HETC_RANK_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(channel.stream, done_, 0));
   HETC_NCCL_RETURN_IF_ERROR(channel.comm,
                             ncclSend(staging, sizeof(header), ncclUint8, 1,
                                      channel.comm, channel.stream));
@@ -397,7 +399,7 @@ Status NcclCommunicator::send(int peer, const void *data, size_t bytes,
                                channel.comm, channel.stream));
     HETC_RETURN_IF_ERROR(settle(channel.comm, deadline, what, waitedFor));
   }
-  HETC_CUDA_RETURN_IF_ERROR(cudaFreeAsync(staging, channel.stream));
+  HETC_RANK_CUDA_RETURN_IF_ERROR(cudaFreeAsync(staging, channel.stream));
   return okStatus();
 }
 
@@ -428,7 +430,7 @@ Status NcclCommunicator::recv(int peer, void *data, size_t bytes, int64_t tag) {
       channel.comm, ncclRecv(deviceHeader_, sizeof(MessageHeader), ncclUint8, 0,
                              channel.comm, channel.stream));
   HETC_RETURN_IF_ERROR(settle(channel.comm, deadline, what, waitedFor));
-  HETC_CUDA_RETURN_IF_ERROR(
+  HETC_RANK_CUDA_RETURN_IF_ERROR(
       cudaMemcpyAsync(hostHeader_, deviceHeader_, sizeof(MessageHeader),
                       cudaMemcpyDeviceToHost, channel.stream));
   HETC_RETURN_IF_ERROR(
@@ -439,18 +441,18 @@ Status NcclCommunicator::recv(int peer, void *data, size_t bytes, int64_t tag) {
     // message from `peer` is read from its start.
     if (header.bytes > 0) {
       void *sink = nullptr;
-      HETC_CUDA_RETURN_IF_ERROR(
+      HETC_RANK_CUDA_RETURN_IF_ERROR(
           cudaMallocAsync(&sink, header.bytes, channel.stream));
       HETC_RETURN_IF_ERROR(receivePayload(channel, sink, header.bytes, deadline,
                                           what, waitedFor));
-      HETC_CUDA_RETURN_IF_ERROR(cudaFreeAsync(sink, channel.stream));
+      HETC_RANK_CUDA_RETURN_IF_ERROR(cudaFreeAsync(sink, channel.stream));
     }
     return internal::messageMismatch(rank_, peer, tag, bytes, header.tag,
                                      header.bytes);
   }
   // The payload lands after the caller's earlier work on `data`.
-  HETC_CUDA_RETURN_IF_ERROR(cudaEventRecord(done_, stream_));
-  HETC_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(channel.stream, done_, 0));
+  HETC_RANK_CUDA_RETURN_IF_ERROR(cudaEventRecord(done_, stream_));
+  HETC_RANK_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(channel.stream, done_, 0));
   return receivePayload(channel, data, bytes, deadline, what, waitedFor);
 }
 

@@ -29,13 +29,15 @@ Status launchStatus(const char *kernel) {
   return cudaStatus(cudaGetLastError(), kernel);
 }
 
-bool cudaDeviceAvailable() {
+int cudaDeviceCount() {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess) {
     cudaGetLastError(); // clear the sticky "no device" error
-    return false;
+    return 0;
   }
-  return devices > 0;
+  return devices;
 }
+
+bool cudaDeviceAvailable() { return cudaDeviceCount() > 0; }
 
 } // namespace hetc::runtime::cuda

@@ -32,8 +32,11 @@ Status cudaStatus(cudaError_t error, const char *what);
 /// after `kernel`.
 Status launchStatus(const char *kernel);
 
-/// Whether the process sees at least one CUDA device (false, not an error,
-/// on machines without a GPU or driver).
+/// The CUDA devices this process sees; 0, not an error, on machines without
+/// a GPU or driver.
+int cudaDeviceCount();
+
+/// Whether the process sees at least one CUDA device.
 bool cudaDeviceAvailable();
 
 } // namespace hetc::runtime::cuda

@@ -209,19 +209,4 @@ Status createCudaDevice(const CudaDeviceOptions &options,
   return okStatus();
 }
 
-int cudaDeviceCount() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  return count;
-}
-
-Status cudaSmCount(int ordinal, int *count) {
-  HETC_CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(
-      count, cudaDevAttrMultiProcessorCount, ordinal));
-  return okStatus();
-}
-
 } // namespace hetc::runtime::exec

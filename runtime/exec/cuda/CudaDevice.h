@@ -34,12 +34,6 @@ struct CudaDeviceOptions {
 Status createCudaDevice(const CudaDeviceOptions &options,
                         std::unique_ptr<Device> *device);
 
-/// The number of CUDA devices this process sees; 0 without a GPU or driver.
-int cudaDeviceCount();
-
-/// The SMs of GPU `ordinal`.
-Status cudaSmCount(int ordinal, int *count);
-
 } // namespace hetc::runtime::exec
 
 #endif // HETC_RUNTIME_EXEC_CUDA_CUDADEVICE_H

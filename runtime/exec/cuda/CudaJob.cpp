@@ -25,7 +25,7 @@ int gpuOf(const CudaJobSettings &settings, int rank, int gpus) {
 Status configureCudaJob(const LoadedPackage &package,
                         const CudaJobSettings &settings, JobOptions *options,
                         std::vector<std::string> *layout) {
-  int gpus = cudaDeviceCount();
+  int gpus = cuda::cudaDeviceCount();
   if (gpus == 0)
     return failedPrecondition("--backend cuda: this machine has no CUDA "
                               "device (or no driver); use --backend cpu");

@@ -11,6 +11,7 @@
 #include "test/runtime/PipelineModel.h"
 #include "test/runtime/TestUtil.h"
 
+#include "runtime/cuda/Stream.h"
 #include "runtime/exec/Job.h"
 #include "runtime/exec/cuda/CudaDevice.h"
 #include "runtime/exec/cuda/CudaJob.h"
@@ -48,7 +49,7 @@ void trainPipeline(const CudaJobSettings *cuda, int steps,
 }
 
 TEST(CudaJob, SharedGpuPipelineTrainsLikeOneDevice) {
-  if (exec::cudaDeviceCount() == 0)
+  if (cuda::cudaDeviceCount() == 0)
     GTEST_SKIP() << "no CUDA device";
   std::vector<uint16_t> tokens = tokenStream(40, pipeline::kV);
   pipeline::Reference reference;
@@ -71,8 +72,8 @@ TEST(CudaJob, SharedGpuPipelineTrainsLikeOneDevice) {
 }
 
 TEST(CudaJob, NcclPipelineWithAGpuPerRank) {
-  if (exec::cudaDeviceCount() < 3)
-    GTEST_SKIP() << "needs 3 CUDA devices, has " << exec::cudaDeviceCount();
+  if (cuda::cudaDeviceCount() < 3)
+    GTEST_SKIP() << "needs 3 CUDA devices, has " << cuda::cudaDeviceCount();
   std::vector<uint16_t> tokens = tokenStream(40, pipeline::kV);
   pipeline::Reference reference;
   std::vector<float> losses;
@@ -84,7 +85,7 @@ TEST(CudaJob, NcclPipelineWithAGpuPerRank) {
 }
 
 TEST(CudaJob, WithoutAGpuTheJobSaysSo) {
-  if (exec::cudaDeviceCount() > 0)
+  if (cuda::cudaDeviceCount() > 0)
     GTEST_SKIP() << "this machine has a CUDA device";
   exec::LoadedPackage package = pipeline::package();
   JobOptions options;
@@ -97,7 +98,7 @@ TEST(CudaJob, WithoutAGpuTheJobSaysSo) {
 }
 
 TEST(CudaJob, MoreRanksThanGpusNeedsSharing) {
-  int gpus = exec::cudaDeviceCount();
+  int gpus = cuda::cudaDeviceCount();
   if (gpus == 0 || gpus >= 3)
     GTEST_SKIP() << "needs 1 or 2 CUDA devices";
   exec::LoadedPackage package = pipeline::package();
