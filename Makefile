@@ -11,6 +11,7 @@ all: build
 
 deps:
 	./scripts/install-deps.sh
+	./scripts/setup-python.sh
 
 $(BUILD_DIR)/build.ninja: | deps
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)

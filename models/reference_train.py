@@ -13,6 +13,9 @@
 The PyTorch module of the file's family and config (metadata `hetc.family`,
 `hetc.config`, `hetc.gelu`) is built and every parameter is loaded from the ONNX
 initializer of the same name (a tied alias, metadata `hetc.tied`, is the same tensor).
+A models/hf_export.py export (metadata `hetc.hf_arch`) is its transformers model (run
+this with the Python of scripts/setup-python.sh), loaded from the initializers hetc
+trains: its buffers (metadata `hetc.buffers`) stay the model's own.
 Each step reads the batch of the contract: sample j of step s starts at token
 ((s*B + j)*T) mod (N - T - 1), input = T tokens from there, labels = the next T; the
 loss is the mean token cross-entropy over all B*T tokens; then
@@ -105,8 +108,44 @@ def parse_tied(text):
     return pairs
 
 
+def trainable_initializers(meta, inits):
+    """The initializers hetc trains without flags: float tensors of more than one
+    element, neither listed as buffers (metadata hetc.buffers) nor non-finite."""
+    buffers = set(json.loads(meta.get("hetc.buffers", "[]")))
+    return [n for n, v in inits.items()
+            if v.dtype.kind == "f" and v.size > 1 and n not in buffers
+            and np.isfinite(v).all()]
+
+
+def build_hf_model(path, meta, inits):
+    """A models/hf_export.py export: the same transformers model, weights from the
+    file's trainable initializers (its buffers are the model's own)."""
+    import torch
+    import hf_export
+    arch = meta["hetc.hf_arch"]
+    model = hf_export.build_model(arch, seed=int(meta.get("hetc.seed", "0")))
+    # An exporter names a tied tensor by any of its aliases: match by name in the
+    # state_dict, which lists every alias, then by tensor.
+    state = model.state_dict(keep_vars=True)
+    names = trainable_initializers(meta, inits)
+    unknown = [n for n in names if n not in state]
+    params = {n: state[n] for n in names if n in state}
+    missing = [n for n, p in model.named_parameters()
+               if not any(p is q for q in params.values())]
+    if unknown or missing:
+        raise SystemExit(f"{path}: trainable initializers and {arch} parameters differ: "
+                         f"initializers without a parameter {unknown}, "
+                         f"parameters without an initializer {missing}")
+    with torch.no_grad():
+        for name, p in params.items():
+            p.copy_(torch.from_numpy(inits[name].copy()))
+    return arch, "hf", hf_export.LogitsOnly(model), model.config.vocab_size, params
+
+
 def build_model(path, meta, inits, seq):
     import torch
+    if "hetc.hf_arch" in meta:
+        return build_hf_model(path, meta, inits)
     for key in ("hetc.family", "hetc.config"):
         if key not in meta:
             raise SystemExit(f"{path}: no metadata {key}: not a models/export.py export "
@@ -153,7 +192,7 @@ def build_model(path, meta, inits, seq):
     unloaded = [n for n, p in model.named_parameters() if id(p) not in loaded]
     if unloaded:
         raise SystemExit(f"{path}: parameters not loaded: {unloaded}")
-    return family, config, model, cfg.vocab_size
+    return family, config, model, cfg.vocab_size, {n: params[n] for n in inits}
 
 
 # --------------------------------------------------------------------------- training
@@ -171,13 +210,12 @@ def train(args):
         raise SystemExit(f"{args.data}: {len(tokens)} tokens, need more than T + 1 = {args.seq + 1}")
 
     meta, inits = read_onnx(args.model)
-    family, config, model, vocab = build_model(args.model, meta, inits, args.seq)
+    family, config, model, vocab, params = build_model(args.model, meta, inits, args.seq)
     if len(tokens) and int(tokens.max()) >= vocab:
         raise SystemExit(f"{args.data}: token {int(tokens.max())} is outside the vocabulary ({vocab})")
     model = model.to(dtype).train()  # no dropout or batch norm: same function as eval
 
-    names = list(inits)  # ONNX initializer order
-    params = dict(model.named_parameters())
+    names = list(params)  # the trained initializers, in ONNX order
     decay = [params[n] for n in names if params[n].dim() >= 2]
     no_decay = [params[n] for n in names if params[n].dim() < 2]
     groups = [{"params": decay, "weight_decay": args.weight_decay},

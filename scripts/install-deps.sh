@@ -15,8 +15,9 @@ packages=(
   libopenblas-dev libopenmpi-dev openmpi-bin
   # tests
   libgtest-dev googletest libonnx-testdata
-  # models: PyTorch reference and export
-  python3 python3-torch python3-onnx python3-numpy
+  # models: PyTorch reference and export (the torch 2.x environment for
+  # Hugging Face models is scripts/setup-python.sh's venv)
+  python3 python3-venv python3-torch python3-onnx python3-numpy
 )
 
 missing=()

@@ -19,6 +19,14 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 config.substitutions.append(("%models", os.path.join(config.hetc_src_root, "models")))
 config.substitutions.append(("%python", "/usr/bin/python3"))
+# The project's Python environment (scripts/setup-python.sh, run by `make test`):
+# torch 2.x, transformers, onnxruntime. Tests that need it REQUIRE: pyenv.
+pyenv = os.path.join(os.environ.get("HETC_PYENV") or os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "hetc", "pyenv"),
+    "bin", "python")
+if os.path.exists(pyenv):
+    config.available_features.add("pyenv")
+config.substitutions.append(("%pyenv", pyenv))
 
 tool_dirs = [config.hetc_tools_dir, config.llvm_tools_dir]
 # Scripts run from RUN lines (test/e2e/Inputs) call the tools by name.

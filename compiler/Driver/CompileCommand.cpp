@@ -14,6 +14,7 @@
 #include "compiler/Driver/TrainStep.h"
 #include "compiler/Driver/Diagnostics.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/InitializerSelection.h"
 #include "compiler/Import/ONNX/ONNXImporter.h"
 #include "compiler/Package/PackageWriter.h"
 #include "dialects/HetExec/HetExec.h"
@@ -161,6 +162,9 @@ cl::opt<std::string> deviceMemory(
              "80GB, 1073741824); a rank whose planned arena does not fit is "
              "an error"));
 
+InitializerSelectionFlags initializerFlags(compileSubcommand,
+                                           compileCategory);
+
 constexpr llvm::StringLiteral kPrefix = "hetc compile: ";
 
 void progress(const Twine &line) { llvm::errs() << kPrefix << line << "\n"; }
@@ -288,6 +292,7 @@ FailureOr<OwningOpRef<ModuleOp>> loadModel(MLIRContext &context) {
   ONNXImportOptions options;
   options.warnSharedWeights = !untieWeights;
   options.loadWeights = !noWeights;
+  initializerFlags.applyTo(options);
   return importONNXFile(context, modelPath, options);
 }
 
@@ -365,6 +370,11 @@ int runCompile() {
   ModuleOp module = *owned;
   if (noWeights)
     blankWeights(module, zeros);
+  std::optional<package::InitializerSummary> initializers;
+  if (!isTrainStep(module)) {
+    initializers = summarizeInitializers(module);
+    printInitializerSummary(*initializers, kPrefix, llvm::errs());
+  }
 
   int64_t vocabSize = 0;
   std::string update;
@@ -486,6 +496,7 @@ int runCompile() {
   settings.vocabSize = vocabSize;
   settings.optimizer = {optimizerKind, learningRate, weightDecay, beta1,
                         beta2,         epsilon,      clipNorm};
+  settings.initializers = std::move(initializers);
   if (plan)
     settings.planJson = planner::printPlan(*plan);
   for (auto program : module.getOps<hetx::ProgramOp>()) {

@@ -11,6 +11,7 @@
 #include "compiler/Driver/Commands.h"
 #include "compiler/Driver/Diagnostics.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/InitializerSelection.h"
 #include "compiler/Import/ONNX/ONNXImporter.h"
 #include "dialects/HetGraph/HetGraph.h"
 #include "passes/Passes.h"
@@ -80,6 +81,8 @@ cl::opt<bool> untieWeights(
              "of equal value; the copies are named NAME.1, NAME.2, ... and "
              "carry hetg.untied_from"));
 
+InitializerSelectionFlags initializerFlags(importSubcommand, importCategory);
+
 int runImport() {
   bool specialize =
       batchSize.getNumOccurrences() || seqLength.getNumOccurrences();
@@ -98,6 +101,7 @@ int runImport() {
   ONNXImportOptions options;
   options.loadWeights = !noWeights;
   options.warnSharedWeights = !untieWeights;
+  initializerFlags.applyTo(options);
   FailureOr<OwningOpRef<ModuleOp>> module =
       importONNXFile(context, modelPath, options);
   if (failed(module))

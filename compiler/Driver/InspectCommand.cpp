@@ -8,6 +8,7 @@
 
 #include "compiler/Driver/Commands.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/InitializerSelection.h"
 #include "runtime/package/Package.h"
 #include "runtime/package/Safetensors.h"
 
@@ -120,6 +121,8 @@ int runInspect() {
                                "%g, clip_norm %g\n",
                                opt.lr(), opt.weight_decay(), opt.beta1(),
                                opt.beta2(), opt.eps(), opt.clip_norm());
+  if (manifest.has_initializers())
+    printInitializerSummary(summarizeInitializers(manifest), "", llvm::outs());
   for (const std::string &file :
        {manifest.weights_file(), manifest.constants_file()}) {
     if (file.empty())

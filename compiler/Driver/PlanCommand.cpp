@@ -12,6 +12,7 @@
 #include "compiler/Driver/Commands.h"
 #include "compiler/Driver/Diagnostics.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/InitializerSelection.h"
 #include "compiler/Import/ONNX/ONNXImporter.h"
 #include "passes/Passes.h"
 
@@ -84,6 +85,8 @@ cl::opt<std::string> tracePath(
     "trace", cl::sub(planSubcommand), cl::cat(planCategory),
     cl::value_desc("TRACE.json"),
     cl::desc("Write the simulated step as a Chrome trace (opens in Perfetto)"));
+
+InitializerSelectionFlags initializerFlags(planSubcommand, planCategory);
 
 constexpr llvm::StringLiteral kPrefix = "hetc plan: ";
 
@@ -170,6 +173,7 @@ int runPlan() {
   // A plan needs shapes, not weights.
   ONNXImportOptions options;
   options.loadWeights = false;
+  initializerFlags.applyTo(options);
   FailureOr<OwningOpRef<ModuleOp>> module =
       importONNXFile(context, modelPath, options);
   if (failed(module))

@@ -10,6 +10,7 @@
 #include "compiler/Driver/Commands.h"
 #include "compiler/Driver/Diagnostics.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/InitializerSelection.h"
 #include "compiler/Driver/SegmentProfile.h"
 #include "compiler/Import/ONNX/ONNXImporter.h"
 #include "dialects/HetGraph/HetGraph.h"
@@ -67,6 +68,8 @@ cl::list<int64_t> recomputeSegments(
     cl::desc("Mark these segments for activation recomputation (recorded in "
              "the profile; nothing recomputes yet)"));
 
+InitializerSelectionFlags initializerFlags(profileSubcommand, profileCategory);
+
 constexpr llvm::StringLiteral kPrefix = "hetc profile: ";
 
 FailureOr<OwningOpRef<ModuleOp>> loadModel(MLIRContext &context) {
@@ -82,6 +85,7 @@ FailureOr<OwningOpRef<ModuleOp>> loadModel(MLIRContext &context) {
   // a model whose weight files are absent (export.py --shapes-only) works.
   ONNXImportOptions options;
   options.loadWeights = false;
+  initializerFlags.applyTo(options);
   return importONNXFile(context, modelPath, options);
 }
 

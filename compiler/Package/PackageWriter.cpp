@@ -302,6 +302,17 @@ LogicalResult writeInto(ModuleOp module, const ManifestSettings &settings,
   manifest.set_constants_file(kConstantsFile);
   manifest.set_compiler_version(kCompilerVersion);
   manifest.set_plan_json(settings.planJson);
+  if (const std::optional<InitializerSummary> &summary = settings.initializers) {
+    pkg::Initializers *initializers = manifest.mutable_initializers();
+    initializers->set_trainable_tensors(summary->trainableTensors);
+    initializers->set_trainable_elements(summary->trainableElements);
+    for (const InitializerSummary::Frozen &frozen : summary->frozen) {
+      pkg::FrozenInitializer *entry = initializers->add_frozen();
+      entry->set_name(frozen.name);
+      entry->set_elements(frozen.elements);
+      entry->set_reason(frozen.reason);
+    }
+  }
   pkg::Optimizer *optimizer = manifest.mutable_optimizer();
   optimizer->set_kind(settings.optimizer.kind);
   optimizer->set_lr(settings.optimizer.lr);

@@ -14,7 +14,9 @@
 #include "mlir/Support/LLVM.h"
 
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace hetc::package {
 
@@ -22,6 +24,19 @@ struct OptimizerSettings {
   std::string kind = "adamw";
   double lr = 1e-3, weightDecay = 0.0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
          clipNorm = 0.0;
+};
+
+/// The model's float initializers: those trained and those frozen
+/// (constants of the step), as the importer decided.
+struct InitializerSummary {
+  struct Frozen {
+    std::string name;
+    int64_t elements = 0;
+    std::string reason;
+  };
+  int64_t trainableTensors = 0;
+  int64_t trainableElements = 0;
+  std::vector<Frozen> frozen;
 };
 
 struct ManifestSettings {
@@ -43,6 +58,8 @@ struct ManifestSettings {
   /// is written later, one tensor per PARAMETER buffer that owns its bytes
   /// (`hetc compile --no-weights`).
   bool writeWeights = true;
+  /// Absent for a package compiled from a train step (.mlir).
+  std::optional<InitializerSummary> initializers;
 };
 
 /// Writes `module`'s hetx.programs (one per rank, ranks 0..N-1) to the

@@ -12,6 +12,11 @@
 
 namespace hetc::hetg {
 
+/// On an imported module: the float initializers imported as constants
+/// rather than parameters, as a dictionary from the initializer's name to
+/// [number of elements, reason].
+constexpr llvm::StringLiteral kFrozenInitializersAttr =
+    "hetg.frozen_initializers";
 /// On function arguments and results: the ONNX name (input_ids, labels,
 /// logits, loss).
 constexpr llvm::StringLiteral kNameAttr = "hetg.name";

@@ -123,6 +123,8 @@ int64_t ReluOp::flops() { return perElement(getResult(), 1); }
 int64_t ExpOp::flops() { return perElement(getResult(), kT); }
 int64_t LogOp::flops() { return perElement(getResult(), kT); }
 int64_t TanhOp::flops() { return perElement(getResult(), kT); }
+int64_t CosOp::flops() { return perElement(getResult(), kT); }
+int64_t SinOp::flops() { return perElement(getResult(), kT); }
 int64_t ErfOp::flops() { return perElement(getResult(), kT); }
 /// exp(-x), add 1, divide.
 int64_t SigmoidOp::flops() { return perElement(getResult(), kT + 2); }

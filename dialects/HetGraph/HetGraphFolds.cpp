@@ -42,6 +42,8 @@ HETG_FOLD_FLOAT_UNARY(ReciprocalOp, 1.0 / x)
 HETG_FOLD_FLOAT_UNARY(ExpOp, std::exp(x))
 HETG_FOLD_FLOAT_UNARY(LogOp, std::log(x))
 HETG_FOLD_FLOAT_UNARY(TanhOp, std::tanh(x))
+HETG_FOLD_FLOAT_UNARY(CosOp, std::cos(x))
+HETG_FOLD_FLOAT_UNARY(SinOp, std::sin(x))
 HETG_FOLD_FLOAT_UNARY(ErfOp, std::erf(x))
 HETG_FOLD_FLOAT_UNARY(SigmoidOp, eval::sigmoid(x))
 HETG_FOLD_FLOAT_UNARY(ReluOp, x > 0.0 ? x : 0.0)
@@ -499,7 +501,8 @@ struct StaticDynamicReshape : OpRewritePattern<DynamicReshapeOp> {
     std::optional<SmallVector<int64_t>> target = matchConstantInts(op.getShape());
     if (!input.hasStaticShape() || !target)
       return failure();
-    FailureOr<Shape> shape = resolveReshape(input.getShape(), *target);
+    FailureOr<Shape> shape = resolveReshape(input.getShape(), *target,
+                                            nullptr, op.getAllowzero());
     if (failed(shape))
       return failure();
     return replaceWithStatic<ReshapeOp>(op, op.getInput(), input.clone(*shape),

@@ -218,8 +218,8 @@ LogicalResult DynamicReshapeOp::inferReturnTypes(MLIRContext *,
   if (std::optional<SmallVector<int64_t>> target =
           constantInts(adaptor.getShape())) {
     std::string error;
-    FailureOr<Shape> resolved =
-        resolveReshape(input.getShape(), *target, &error);
+    FailureOr<Shape> resolved = resolveReshape(
+        input.getShape(), *target, &error, bool(adaptor.getAllowzero()));
     if (failed(resolved))
       return emitOptionalError(loc, "'hetg.dynamic_reshape' ", error);
     shape = *resolved;

@@ -64,6 +64,8 @@ def HetG_ReciprocalOp : HetG_FloatUnaryOp<"reciprocal", "1 / x">;
 def HetG_ExpOp : HetG_FloatUnaryOp<"exp", "e^x">;
 def HetG_LogOp : HetG_FloatUnaryOp<"log", "natural logarithm">;
 def HetG_TanhOp : HetG_FloatUnaryOp<"tanh", "hyperbolic tangent">;
+def HetG_CosOp : HetG_FloatUnaryOp<"cos", "cosine">;
+def HetG_SinOp : HetG_FloatUnaryOp<"sin", "sine">;
 def HetG_ErfOp : HetG_FloatUnaryOp<"erf", "Gauss error function">;
 def HetG_SigmoidOp : HetG_FloatUnaryOp<"sigmoid", "logistic sigmoid 1 / (1 + e^-x)">;
 def HetG_ReluOp : HetG_FloatUnaryOp<"relu", "max(x, 0)">;
@@ -266,15 +268,17 @@ def HetG_ReshapeOp : HetG_Op<"reshape", [Pure, HetG_Differentiable]> {
 def HetG_DynamicReshapeOp : HetG_InferredOp<"dynamic_reshape"> {
   let summary = "Reshape to a shape computed at run time (ONNX Reshape)";
   let description = [{
-    `shape` follows ONNX: `0` copies the input dimension at the same index and
-    one `-1` is inferred from the element count. Becomes `hetg.reshape` once
-    the input is static and `shape` is a constant.
+    `shape` follows ONNX: `0` copies the input dimension at the same index
+    (with `allowzero`, it is an empty dimension) and one `-1` is inferred
+    from the element count. Becomes `hetg.reshape` once the input is static
+    and `shape` is a constant.
 
     ```mlir
     %y = hetg.dynamic_reshape %x, %s : tensor<?x16x64xf32>, tensor<4xi64>
     ```
   }];
-  let arguments = (ins HetG_NumericTensor:$input, HetG_ShapeTensor:$shape);
+  let arguments = (ins HetG_NumericTensor:$input, HetG_ShapeTensor:$shape,
+                       UnitAttr:$allowzero);
   let results = (outs HetG_NumericTensor:$result);
   let assemblyFormat = [{
     $input `,` $shape attr-dict `:` type($input) `,` type($shape)

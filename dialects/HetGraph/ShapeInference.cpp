@@ -64,7 +64,7 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
 
 llvm::FailureOr<Shape> resolveReshape(llvm::ArrayRef<int64_t> input,
                                       llvm::ArrayRef<int64_t> target,
-                                      std::string *error) {
+                                      std::string *error, bool allowZero) {
   auto fail = [&](const std::string &msg) -> llvm::FailureOr<Shape> {
     if (error)
       *error = msg;
@@ -73,7 +73,7 @@ llvm::FailureOr<Shape> resolveReshape(llvm::ArrayRef<int64_t> input,
   Shape result;
   std::optional<size_t> inferredIndex;
   for (auto [i, dim] : llvm::enumerate(target)) {
-    if (dim == 0) {
+    if (dim == 0 && !allowZero) {
       if (i >= input.size())
         return fail(llvm::formatv("shape entry {0} is 0 but the input has "
                                   "only {1} dimensions",
@@ -93,6 +93,8 @@ llvm::FailureOr<Shape> resolveReshape(llvm::ArrayRef<int64_t> input,
   }
   if (!inferredIndex)
     return result;
+  if (allowZero && llvm::is_contained(target, 0))
+    return fail("shape has both -1 and 0 entries, which allowzero forbids");
   std::optional<int64_t> total = staticElementCount(input);
   Shape known(result);
   known[*inferredIndex] = 1;

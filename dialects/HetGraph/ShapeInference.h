@@ -32,10 +32,12 @@ llvm::FailureOr<Shape> broadcastShapes(llvm::ArrayRef<int64_t> lhs,
 /// Normalizes `axis` into `[0, rank)`; nullopt when out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 
-/// ONNX Reshape target: `0` copies the input dimension, one `-1` is inferred.
+/// ONNX Reshape target: `0` copies the input dimension (an empty dimension
+/// with `allowZero`, ONNX's allowzero=1), one `-1` is inferred.
 llvm::FailureOr<Shape> resolveReshape(llvm::ArrayRef<int64_t> input,
                                       llvm::ArrayRef<int64_t> target,
-                                      std::string *error = nullptr);
+                                      std::string *error = nullptr,
+                                      bool allowZero = false);
 
 /// Number of elements ONNX Slice keeps from a dimension of `size`.
 int64_t slicedSize(int64_t size, int64_t start, int64_t end, int64_t step);

@@ -18,6 +18,10 @@ const char *unaryOpName(UnaryOp op) {
     return "log";
   case UnaryOp::kTanh:
     return "tanh";
+  case UnaryOp::kCos:
+    return "cos";
+  case UnaryOp::kSin:
+    return "sin";
   case UnaryOp::kErf:
     return "erf";
   case UnaryOp::kSigmoid:

@@ -43,6 +43,8 @@ enum class UnaryOp {
   kExp,
   kLog,
   kTanh,
+  kCos,
+  kSin,
   kErf,
   kSigmoid,
   kRelu,

@@ -43,6 +43,10 @@ float applyUnary(UnaryOp op, float x) {
     return std::log(x);
   case UnaryOp::kTanh:
     return std::tanh(x);
+  case UnaryOp::kCos:
+    return std::cos(x);
+  case UnaryOp::kSin:
+    return std::sin(x);
   case UnaryOp::kErf:
     return std::erf(x);
   case UnaryOp::kSigmoid:
@@ -77,6 +81,10 @@ float unaryDerivative(UnaryOp op, float x) {
     float t = std::tanh(x);
     return 1.0f - t * t;
   }
+  case UnaryOp::kCos:
+    return -std::sin(x);
+  case UnaryOp::kSin:
+    return std::cos(x);
   case UnaryOp::kErf:
     return kTwoOverSqrtPi * std::exp(-x * x);
   case UnaryOp::kSigmoid: {
@@ -254,11 +262,12 @@ Status binary(BinaryOp op, const TensorView &a, const TensorView &b,
               const TensorView &out) {
   const char *name = binaryOpName(op);
   HETC_RETURN_IF_ERROR(checkBinaryOperands(name, a, b, out));
+  bool isFloat = a.dtype == DType::kF32 || a.dtype == DType::kF64;
   bool isInt = a.dtype == DType::kI64 || a.dtype == DType::kI32;
   bool intOk = op != BinaryOp::kDiv;
-  if (a.dtype != DType::kF32 && !(isInt && intOk))
+  if (!isFloat && !(isInt && intOk))
     return invalidArgument(name, ": unsupported dtype ", dtypeName(a.dtype),
-                           " (f32, or i64/i32 for add, sub, mul, pow, "
+                           " (f32 or f64, or i64/i32 for add, sub, mul, pow, "
                            "minimum, maximum)");
   Shape shape;
   HETC_RETURN_IF_ERROR(binaryOutputShape(name, a, b, out, &shape));
@@ -267,6 +276,8 @@ Status binary(BinaryOp op, const TensorView &a, const TensorView &b,
       internal::makeBroadcastLoop(shape, {&a.shape, &b.shape}, &loop), name);
   if (a.dtype == DType::kF32)
     binaryTyped<float>(op, loop, a, b, out);
+  else if (a.dtype == DType::kF64)
+    binaryTyped<double>(op, loop, a, b, out);
   else if (a.dtype == DType::kI64)
     binaryTyped<int64_t>(op, loop, a, b, out);
   else

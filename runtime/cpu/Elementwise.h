@@ -20,11 +20,11 @@ Status unary(UnaryOp op, const TensorView &x, const TensorView &y);
 Status unaryBackward(UnaryOp op, const TensorView &x, const TensorView &dy,
                      const TensorView &dx);
 
-// out = a op b with numpy broadcasting; out has the broadcast shape. f32 for
-// every op; i64 and i32 for add, sub, mul, minimum and maximum. minimum and
-// maximum give NaN when either operand is NaN (torch.minimum/maximum). out
-// may be a (or b) when that operand has out's shape: each element is read
-// before it is written.
+// out = a op b with numpy broadcasting; out has the broadcast shape. f32 and
+// f64 for every op; i64 and i32 for add, sub, mul, pow, minimum and maximum.
+// minimum and maximum give NaN when either operand is NaN
+// (torch.minimum/maximum). out may be a (or b) when that operand has out's
+// shape: each element is read before it is written.
 Status binary(BinaryOp op, const TensorView &a, const TensorView &b,
               const TensorView &out);
 

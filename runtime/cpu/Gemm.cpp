@@ -3,11 +3,13 @@
 #include "runtime/cpu/Gemm.h"
 
 #include "runtime/cpu/internal/Broadcast.h"
+#include "runtime/cpu/internal/Parallel.h"
 #include "runtime/cpu/internal/Reduction.h"
 
 #include <cblas.h>
 #include <climits>
 #include <cstring>
+#include <vector>
 
 namespace hetc::runtime::cpu {
 namespace {
@@ -21,6 +23,44 @@ Status checkMatrixOperand(const TensorView &t, const char *what) {
 }
 
 bool fitsBlasInt(int64_t v) { return v <= INT_MAX; }
+
+/// Rows of C per OpenBLAS call. OpenBLAS picks its kernel by the product's
+/// size and its own thread count, and its kernels round differently; so it
+/// runs single-threaded on blocks cut at fixed rows, and the blocks run in
+/// parallel: every element is computed by the same call whatever the
+/// thread count.
+constexpr int64_t kRowBlock = 64;
+
+/// One product C = alpha op(A) op(B) + beta C, row-major, op(A) [m, k].
+struct Product {
+  const float *a;
+  const float *b;
+  float *c;
+};
+
+void multiplyInRowBlocks(const std::vector<Product> &products, bool transA,
+                         bool transB, int64_t m, int64_t n, int64_t k,
+                         int64_t lda, int64_t ldb, float alpha, float beta) {
+  static const bool singleThreaded = (openblas_set_num_threads(1), true);
+  (void)singleThreaded;
+  int64_t blocksPerProduct = (m + kRowBlock - 1) / kRowBlock;
+  int64_t blocks = blocksPerProduct * static_cast<int64_t>(products.size());
+  CBLAS_TRANSPOSE ta = transA ? CblasTrans : CblasNoTrans;
+  CBLAS_TRANSPOSE tb = transB ? CblasTrans : CblasNoTrans;
+  internal::parallelFor(blocks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t block = begin; block < end; ++block) {
+      const Product &p = products[block / blocksPerProduct];
+      int64_t row = (block % blocksPerProduct) * kRowBlock;
+      int64_t rows = std::min(kRowBlock, m - row);
+      // Row `row` of op(A) is row `row` of A, or column `row` of A^T.
+      const float *a = p.a + (transA ? row : row * lda);
+      cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(rows),
+                  static_cast<int>(n), static_cast<int>(k), alpha, a,
+                  static_cast<int>(lda), p.b, static_cast<int>(ldb), beta,
+                  p.c + row * n, static_cast<int>(n));
+    }
+  });
+}
 
 } // namespace
 
@@ -89,18 +129,14 @@ Status gemm(const TensorView &a, const TensorView &b, const TensorView *bias,
     return okStatus();
   }
 
-  CBLAS_TRANSPOSE ta = options.transA ? CblasTrans : CblasNoTrans;
-  CBLAS_TRANSPOSE tb = options.transB ? CblasTrans : CblasNoTrans;
   const float *ap = a.as<float>();
   const float *bp = b.as<float>();
 
   // [batch..., M, K] @ [K, N]: one product with the batch folded into M.
   if (numBatch > 1 && numElements(batchB) == 1 && !options.transA &&
       batchA == batch) {
-    cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(numBatch * m),
-                static_cast<int>(n), static_cast<int>(k), options.alpha, ap,
-                static_cast<int>(lda), bp, static_cast<int>(ldb), beta, cp,
-                static_cast<int>(n));
+    multiplyInRowBlocks({{ap, bp, cp}}, options.transA, options.transB,
+                        numBatch * m, n, k, lda, ldb, options.alpha, beta);
     return okStatus();
   }
 
@@ -111,7 +147,7 @@ Status gemm(const TensorView &a, const TensorView &b, const TensorView *bias,
                        "gemm");
   int64_t matA = a.shape[ar - 2] * a.shape[ar - 1];
   int64_t matB = b.shape[br - 2] * b.shape[br - 1];
-  // Batches run one after another; OpenBLAS threads each product.
+  std::vector<Product> products;
   for (int64_t i = 0; i < numBatch; ++i) {
     int64_t offA = 0, offB = 0, rest = i;
     for (size_t d = batch.size(); d-- > 0;) {
@@ -120,12 +156,10 @@ Status gemm(const TensorView &a, const TensorView &b, const TensorView *bias,
       offA += idx * strideA[d];
       offB += idx * strideB[d];
     }
-    cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(m),
-                static_cast<int>(n), static_cast<int>(k), options.alpha,
-                ap + offA * matA, static_cast<int>(lda), bp + offB * matB,
-                static_cast<int>(ldb), beta, cp + i * m * n,
-                static_cast<int>(n));
+    products.push_back({ap + offA * matA, bp + offB * matB, cp + i * m * n});
   }
+  multiplyInRowBlocks(products, options.transA, options.transB, m, n, k, lda,
+                      ldb, options.alpha, beta);
   return okStatus();
 }
 

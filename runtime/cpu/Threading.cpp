@@ -2,7 +2,6 @@
 
 #include "runtime/cpu/Threading.h"
 
-#include <cblas.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -16,7 +15,6 @@ Status setNumThreads(int n) {
 #ifdef _OPENMP
   omp_set_num_threads(n);
 #endif
-  openblas_set_num_threads(n);
   return okStatus();
 }
 

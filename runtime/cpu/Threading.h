@@ -16,7 +16,7 @@ namespace hetc::runtime::cpu {
 
 // Sets the number of threads for kernels called later from the calling thread
 // (OpenMP's per-thread setting, so ranks running as threads of one process
-// can each have their own) and for OpenBLAS (process-wide). n >= 1.
+// can each have their own). n >= 1.
 Status setNumThreads(int n);
 
 // The number of threads kernels called from this thread will use.

@@ -62,6 +62,10 @@ __device__ float applyUnary(UnaryOp op, float x) {
     return logf(x);
   case UnaryOp::kTanh:
     return tanhf(x);
+  case UnaryOp::kCos:
+    return cosf(x);
+  case UnaryOp::kSin:
+    return sinf(x);
   case UnaryOp::kErf:
     return erff(x);
   case UnaryOp::kSigmoid:
@@ -95,6 +99,10 @@ __device__ float unaryDerivative(UnaryOp op, float x) {
     float t = tanhf(x);
     return 1.0f - t * t;
   }
+  case UnaryOp::kCos:
+    return -sinf(x);
+  case UnaryOp::kSin:
+    return cosf(x);
   case UnaryOp::kErf:
     return kTwoOverSqrtPi * expf(-x * x);
   case UnaryOp::kSigmoid: {

@@ -28,6 +28,10 @@ double referenceUnary(UnaryOp op, double x) {
     return std::log(x);
   case UnaryOp::kTanh:
     return std::tanh(x);
+  case UnaryOp::kCos:
+    return std::cos(x);
+  case UnaryOp::kSin:
+    return std::sin(x);
   case UnaryOp::kErf:
     return std::erf(x);
   case UnaryOp::kSigmoid:
@@ -48,7 +52,7 @@ double referenceUnary(UnaryOp op, double x) {
 const UnaryOp kAllUnary[] = {
     UnaryOp::kNeg,     UnaryOp::kSqrt,    UnaryOp::kReciprocal,
     UnaryOp::kExp,     UnaryOp::kLog,     UnaryOp::kTanh,
-    UnaryOp::kErf,     UnaryOp::kSigmoid, UnaryOp::kRelu,
+    UnaryOp::kCos,     UnaryOp::kSin,     UnaryOp::kErf,     UnaryOp::kSigmoid, UnaryOp::kRelu,
     UnaryOp::kGeluErf, UnaryOp::kGeluTanh, UnaryOp::kSilu};
 
 // Inputs inside the op's domain and away from relu's kink.

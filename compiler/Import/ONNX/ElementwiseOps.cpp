@@ -1,8 +1,9 @@
 //===- ElementwiseOps.cpp - elementwise ONNX ops to hetg
 //-------------------===//
 //
-// Add Sub Mul Div Pow Equal, the unary math ops, Where, Cast, and the ops
-// that pass their input through (Identity, Dropout outside training).
+// Add Sub Mul Div Pow Equal Max Min Clip, the unary math ops, Where, Cast,
+// CastLike, and the ops that pass their input through (Identity, Dropout
+// outside training).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <onnx/onnx_pb.h>
+
+#include <limits>
 
 using namespace mlir;
 
@@ -54,6 +57,37 @@ LogicalResult convertPow(NodeContext &ctx) {
   return ctx.bindResult(ctx.create<hetg::PowOp>(base, *cast));
 }
 
+/// Max and Min of any number of inputs, folded left pairwise.
+template <typename OpTy> LogicalResult convertVariadic(NodeContext &ctx) {
+  Value result = ctx.input(0);
+  for (unsigned i = 1; i < ctx.numInputs(); ++i) {
+    FailureOr<Value> next = ctx.create<OpTy>(result, ctx.input(i));
+    if (failed(next))
+      return failure();
+    result = *next;
+  }
+  return ctx.bindResult(result);
+}
+
+/// Clip(x, lo, hi) = min(max(x, lo), hi), each bound optional; with lo >
+/// hi every element is hi, as ONNX says.
+LogicalResult convertClip(NodeContext &ctx) {
+  Value result = ctx.input(0);
+  if (ctx.hasInput(1)) {
+    FailureOr<Value> low = ctx.create<hetg::MaximumOp>(result, ctx.input(1));
+    if (failed(low))
+      return failure();
+    result = *low;
+  }
+  if (ctx.hasInput(2)) {
+    FailureOr<Value> high = ctx.create<hetg::MinimumOp>(result, ctx.input(2));
+    if (failed(high))
+      return failure();
+    result = *high;
+  }
+  return ctx.bindResult(result);
+}
+
 LogicalResult convertWhere(NodeContext &ctx) {
   return ctx.bindResult(
       ctx.create<hetg::WhereOp>(ctx.input(0), ctx.input(1), ctx.input(2)));
@@ -70,6 +104,16 @@ LogicalResult convertCast(NodeContext &ctx) {
     return ctx.emitError() << "cannot cast to " << dataTypeName(int32_t(**to))
                            << "; hetc supports " << supportedDataTypesText();
   Value input = ctx.input(0);
+  if (NodeContext::typeOf(input).getElementType() == element)
+    return ctx.bindResult(input);
+  return ctx.bindResult(ctx.create<hetg::CastOp>(input, element));
+}
+
+/// Cast to the element type of input 1 (the torch.export exporter's
+/// spelling of dtype promotion).
+LogicalResult convertCastLike(NodeContext &ctx) {
+  Value input = ctx.input(0);
+  Type element = NodeContext::typeOf(ctx.input(1)).getElementType();
   if (NodeContext::typeOf(input).getElementType() == element)
     return ctx.bindResult(input);
   return ctx.bindResult(ctx.create<hetg::CastOp>(input, element));
@@ -141,6 +185,7 @@ LogicalResult convertDropout(NodeContext &ctx) {
 } // namespace
 
 void addElementwiseConverters(OpTable &table) {
+  constexpr unsigned kManyInputs = std::numeric_limits<unsigned>::max();
   table["Add"] = {convertBinary<hetg::AddOp>, 2, 2};
   table["Sub"] = {convertBinary<hetg::SubOp>, 2, 2};
   table["Mul"] = {convertBinary<hetg::MulOp>, 2, 2};
@@ -153,11 +198,17 @@ void addElementwiseConverters(OpTable &table) {
   table["Exp"] = {convertUnary<hetg::ExpOp>, 1, 1};
   table["Log"] = {convertUnary<hetg::LogOp>, 1, 1};
   table["Tanh"] = {convertUnary<hetg::TanhOp>, 1, 1};
+  table["Cos"] = {convertUnary<hetg::CosOp>, 1, 1};
+  table["Sin"] = {convertUnary<hetg::SinOp>, 1, 1};
   table["Erf"] = {convertUnary<hetg::ErfOp>, 1, 1};
   table["Sigmoid"] = {convertUnary<hetg::SigmoidOp>, 1, 1};
   table["Relu"] = {convertUnary<hetg::ReluOp>, 1, 1};
+  table["Max"] = {convertVariadic<hetg::MaximumOp>, 1, kManyInputs};
+  table["Min"] = {convertVariadic<hetg::MinimumOp>, 1, kManyInputs};
+  table["Clip"] = {convertClip, 1, 3};
   table["Where"] = {convertWhere, 3, 3};
   table["Cast"] = {convertCast, 1, 1};
+  table["CastLike"] = {convertCastLike, 2, 2};
   table["Identity"] = {convertIdentity, 1, 1};
   table["Dropout"] = {convertDropout, 1, 3, /*maxOutputs=*/2, {1, 2}};
 }

@@ -1,12 +1,13 @@
 //===- GraphImporter.cpp - the ONNX graph walk
 //-----------------------------===//
 //
-// Builds the module: one `ml_program.global` per float weight, then
-// `func.func @main` whose arguments are the graph inputs that are not
+// Builds the module: one `ml_program.global` per trainable float weight,
+// then `func.func @main` whose arguments are the graph inputs that are not
 // initializers. Nodes are converted in graph order through the op table;
 // initializers are materialized where first used (a global load, or an
 // inline hetg.constant for integer, bool and single-element tensors, which
-// are shape arithmetic and scalars that must fold).
+// are shape arithmetic and scalars that must fold, and for frozen weights,
+// which are constants of the step and fold the same way).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #include "compiler/Import/ONNX/ONNXImporter.h"
 #include "compiler/Import/ONNX/OpTable.h"
 #include "compiler/Import/ONNX/TensorReader.h"
+#include "compiler/Import/ONNX/TrainableInitializers.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Verifier.h"
@@ -53,7 +55,8 @@ public:
   GraphImporter(MLIRContext &context, const onnx::ModelProto &model,
                 const ONNXImportOptions &options)
       : context(context), model(model), graph(model.graph()), builder(&context),
-        tensors(options.modelPath), loadWeights(options.loadWeights),
+        options(options), tensors(options.modelPath),
+        loadWeights(options.loadWeights),
         warnSharedWeights(options.warnSharedWeights),
         fileLoc(FileLineColLoc::get(
             &context, options.modelPath.empty() ? "<onnx>" : options.modelPath,
@@ -68,7 +71,10 @@ private:
   InFlightDiagnostic emitGraphError() { return emitError(fileLoc); }
 
   LogicalResult readOpset();
-  LogicalResult declareInitializers();
+  LogicalResult declareInitializers(const TrainableInitializers &trainable);
+  LogicalResult declareFrozen(const onnx::TensorProto &tensor, Location loc,
+                              std::optional<TensorData> data,
+                              std::string reason);
   LogicalResult createFunction();
   FailureOr<Value> lookup(llvm::StringRef name);
   LogicalResult importNode(const onnx::NodeProto &node, int index);
@@ -80,6 +86,7 @@ private:
   MLIRContext &context;
   const onnx::ModelProto &model;
   const onnx::GraphProto &graph;
+  const ONNXImportOptions &options;
   OpBuilder builder;
   TensorReader tensors;
   bool loadWeights;
@@ -91,8 +98,14 @@ private:
   func::FuncOp function;
   /// Values of graph inputs, node outputs and materialized initializers.
   llvm::StringMap<Value> values;
+  /// Sequence-valued node outputs (SplitToSequence), by name.
+  llvm::StringMap<SplitSequence> sequences;
   /// Initializers not materialized yet, by name.
   llvm::StringMap<const onnx::TensorProto *> pendingConstants;
+  /// The values of frozen weights (a subset of pendingConstants).
+  llvm::StringMap<ElementsAttr> frozenValues;
+  /// hetg.frozen_initializers: name -> [elements, reason].
+  NamedAttrList frozenInitializers;
   llvm::StringMap<ml_program::GlobalOp> globals;
   /// Every name some node or the graph output reads.
   llvm::StringSet<> usedNames;
@@ -120,7 +133,34 @@ LogicalResult GraphImporter::readOpset() {
   return success();
 }
 
-LogicalResult GraphImporter::declareInitializers() {
+LogicalResult GraphImporter::declareFrozen(const onnx::TensorProto &tensor,
+                                          Location loc,
+                                          std::optional<TensorData> data,
+                                          std::string reason) {
+  const std::string &name = tensor.name();
+  ElementsAttr value;
+  if (data) {
+    value = data->toElementsAttr();
+  } else {
+    // --no-weights on a weight stored outside the model: shapes only.
+    FailureOr<RankedTensorType> type =
+        tensorType(tensor, loc, "initializer '" + name + "'");
+    if (failed(type))
+      return failure();
+    value = DenseElementsAttr::get(
+        *type, builder.getFloatAttr(type->getElementType(), 0.0));
+  }
+  pendingConstants[name] = &tensor;
+  frozenValues[name] = value;
+  frozenInitializers.append(
+      name, builder.getArrayAttr(
+                {builder.getI64IntegerAttr(value.getNumElements()),
+                 builder.getStringAttr(reason)}));
+  return success();
+}
+
+LogicalResult
+GraphImporter::declareInitializers(const TrainableInitializers &trainable) {
   builder.setInsertionPointToEnd(module->getBody());
   for (const onnx::TensorProto &tensor : graph.initializer()) {
     const std::string &name = tensor.name();
@@ -140,6 +180,24 @@ LogicalResult GraphImporter::declareInitializers() {
                               << "rename it";
     Location loc = nameLoc(name);
     std::string what = "initializer '" + name + "'";
+    std::optional<std::string> frozen = trainable.frozenReason(name);
+    // Values are read where weights are, and whenever they are inside the
+    // model file: a frozen weight may fold, and a non-finite one is frozen.
+    bool external = tensor.data_location() == onnx::TensorProto::EXTERNAL;
+    std::optional<TensorData> data;
+    if (loadWeights || !external) {
+      FailureOr<TensorData> read = tensors.read(tensor, loc, what);
+      if (failed(read))
+        return failure();
+      data = std::move(*read);
+      if (data->hasNonFinite())
+        frozen = kNonFiniteReason.str();
+    }
+    if (frozen) {
+      if (failed(declareFrozen(tensor, loc, std::move(data), *frozen)))
+        return failure();
+      continue;
+    }
     if (!loadWeights) {
       FailureOr<RankedTensorType> type = tensorType(tensor, loc, what);
       if (failed(type))
@@ -151,9 +209,6 @@ LogicalResult GraphImporter::declareInitializers() {
           builder.getStringAttr("private"));
       continue;
     }
-    FailureOr<TensorData> data = tensors.read(tensor, loc, what);
-    if (failed(data))
-      return failure();
     AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
         data->bytes, alignof(uint64_t));
     auto value =
@@ -205,6 +260,12 @@ FailureOr<Value> GraphImporter::lookup(llvm::StringRef name) {
     values[name] = loaded;
     return loaded;
   }
+  if (auto frozen = frozenValues.find(name); frozen != frozenValues.end()) {
+    Value constant =
+        hetg::ConstantOp::create(builder, nameLoc(name), frozen->second);
+    values[name] = constant;
+    return constant;
+  }
   if (auto pending = pendingConstants.find(name);
       pending != pendingConstants.end()) {
     Location loc = nameLoc(name);
@@ -255,7 +316,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   SmallVector<Value> inputs;
   for (unsigned i = 0; i < numInputs; ++i) {
     const std::string &inputName = node.input(i);
-    if (inputName.empty()) {
+    // A sequence is not a Value: the converter reads it by name.
+    if (inputName.empty() || sequences.count(inputName)) {
       inputs.push_back(Value());
       continue;
     }
@@ -272,21 +334,23 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     }
   }
   for (unsigned i = 0; i < converter.minInputs; ++i)
-    if (i >= inputs.size() || !inputs[i])
+    if (i >= inputs.size() || (!inputs[i] && !sequences.count(node.input(i))))
       return emitError(loc)
              << describe() << "input " << i << " is required but missing";
   for (const std::string &output : node.output())
     if (!output.empty() && (values.count(output) || globals.count(output) ||
-                            pendingConstants.count(output)))
+                            pendingConstants.count(output) ||
+                            sequences.count(output)))
       return emitError(loc)
              << describe() << "output '" << output << "' is already defined";
 
   NodeContext ctx(builder, loc, node, name, opset, std::move(inputs), values,
-                  usedNames, tensors);
+                  sequences, usedNames, tensors);
   if (failed(converter.convert(ctx)))
     return failure();
   for (auto [i, output] : llvm::enumerate(node.output()))
-    if (!output.empty() && usedNames.contains(output) && !values.count(output))
+    if (!output.empty() && usedNames.contains(output) &&
+        !values.count(output) && !sequences.count(output))
       return emitError(loc) << describe() << "output " << i << " ('" << output
                             << "') is used but hetc cannot "
                             << "produce it";
@@ -372,15 +436,23 @@ void GraphImporter::warnAboutSharedWeights() {
         << " uses in different layers (e.g. '" << nodes.front() << "' and '"
         << *other << "'); ONNX says they are one tied parameter and hetc "
         << "trains them as one. If the exporter merged equal initializers, "
-        << "pass --untie-weights";
+        << "pass --untie-weights; if it is a buffer (a table or mask that "
+        << "is not trained), pass --freeze '" << tensor.name() << "'";
   }
 }
 
 FailureOr<OwningOpRef<ModuleOp>> GraphImporter::run() {
   module = ModuleOp::create(fileLoc);
-  if (failed(readOpset()) || failed(declareInitializers()) ||
+  if (failed(readOpset()))
+    return failure();
+  FailureOr<TrainableInitializers> trainable = TrainableInitializers::create(
+      model, options.freeze, options.train, fileLoc);
+  if (failed(trainable) || failed(declareInitializers(*trainable)) ||
       failed(createFunction()))
     return failure();
+  if (!frozenInitializers.empty())
+    (*module)->setAttr(hetg::kFrozenInitializersAttr,
+                       frozenInitializers.getDictionary(&context));
   for (const onnx::NodeProto &node : graph.node())
     for (const std::string &input : node.input())
       usedNames.insert(input);

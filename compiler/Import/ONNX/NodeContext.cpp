@@ -20,11 +20,12 @@ NodeContext::NodeContext(OpBuilder &builder, Location loc,
                          const onnx::NodeProto &node, llvm::StringRef nodeName,
                          int64_t opset, llvm::SmallVector<Value> inputs,
                          llvm::StringMap<Value> &values,
+                         llvm::StringMap<SplitSequence> &sequences,
                          const llvm::StringSet<> &usedNames,
                          TensorReader &tensors)
     : b(builder), location(loc), nodeProto(node), name(nodeName.str()),
       opsetVersion(opset), inputValues(std::move(inputs)), values(values),
-      usedNames(usedNames), tensors(tensors) {}
+      sequences(sequences), usedNames(usedNames), tensors(tensors) {}
 
 llvm::StringRef NodeContext::opType() const { return nodeProto.op_type(); }
 
@@ -51,6 +52,21 @@ bool NodeContext::isOutputUsed(unsigned index) const {
 void NodeContext::setOutput(unsigned index, Value value) {
   if (index < numOutputs() && !nodeProto.output(index).empty())
     values[nodeProto.output(index)] = value;
+}
+
+FailureOr<const SplitSequence *> NodeContext::sequenceInput(unsigned index) {
+  auto found = index < unsigned(nodeProto.input_size())
+                   ? sequences.find(nodeProto.input(index))
+                   : sequences.end();
+  if (found == sequences.end())
+    return emitError() << "input " << index << " must be a sequence made by "
+                       << "SplitToSequence (hetc imports no other sequences)";
+  return &found->second;
+}
+
+void NodeContext::setSequenceOutput(unsigned index, SplitSequence sequence) {
+  if (index < numOutputs() && !nodeProto.output(index).empty())
+    sequences[nodeProto.output(index)] = std::move(sequence);
 }
 
 //===----------------------------------------------------------------------===//

@@ -34,12 +34,24 @@ namespace hetc::onnximport {
 class TensorReader;
 struct TensorData;
 
+/// A sequence made by SplitToSequence, kept as what it splits: SequenceAt
+/// slices the piece it picks (the number of pieces may be unknown until
+/// the shapes are specialized).
+struct SplitSequence {
+  mlir::Value input;
+  int64_t axis = 0;
+  /// The piece sizes along `axis`; when empty, pieces of `chunk` each.
+  llvm::SmallVector<int64_t> sizes;
+  int64_t chunk = 0;
+};
+
 class NodeContext {
 public:
   NodeContext(mlir::OpBuilder &builder, mlir::Location loc,
               const onnx::NodeProto &node, llvm::StringRef nodeName,
               int64_t opset, llvm::SmallVector<mlir::Value> inputs,
               llvm::StringMap<mlir::Value> &values,
+              llvm::StringMap<SplitSequence> &sequences,
               const llvm::StringSet<> &usedNames, TensorReader &tensors);
 
   const onnx::NodeProto &node() const { return nodeProto; }
@@ -71,6 +83,11 @@ public:
   bool isOutputUsed(unsigned index) const;
   /// Binds output `index` (if the node names it) to `value`.
   void setOutput(unsigned index, mlir::Value value);
+  /// Sequence input `index` (made by SplitToSequence), or an error when
+  /// the input is not such a sequence.
+  mlir::FailureOr<const SplitSequence *> sequenceInput(unsigned index);
+  /// Binds output `index` (if the node names it) to a sequence.
+  void setSequenceOutput(unsigned index, SplitSequence sequence);
   /// Binds output 0 to `result` unless building it failed.
   mlir::LogicalResult bindResult(mlir::FailureOr<mlir::Value> result) {
     if (mlir::failed(result))
@@ -171,6 +188,7 @@ private:
   int64_t opsetVersion;
   llvm::SmallVector<mlir::Value> inputValues;
   llvm::StringMap<mlir::Value> &values;
+  llvm::StringMap<SplitSequence> &sequences;
   const llvm::StringSet<> &usedNames;
   TensorReader &tensors;
 };

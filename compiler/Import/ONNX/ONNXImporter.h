@@ -3,7 +3,8 @@
 //
 // The importer turns an ONNX model (opsets 13 to 18) into one module:
 // float weights become `ml_program.global` symbols holding `dense_resource`
-// blobs, and the graph becomes `func.func @main` of hetg ops whose arguments
+// blobs (frozen ones become inline constants, listed in the module's
+// hetg.frozen_initializers), and the graph becomes `func.func @main` of hetg ops whose arguments
 // and results carry their ONNX names as `hetg.name`. Every problem with the
 // input is reported as one diagnostic at the offending node's location.
 //
@@ -20,6 +21,7 @@
 #include "llvm/Support/LogicalResult.h"
 
 #include <string>
+#include <vector>
 
 namespace onnx {
 class ModelProto;
@@ -49,7 +51,19 @@ struct ONNXImportOptions {
   /// initializers of equal value tie layers that were trained apart, which
   /// `hetg-untie-parameters` (--untie-weights) undoes.
   bool warnSharedWeights = false;
+  /// Globs (llvm::GlobPattern) over initializer names. A float initializer
+  /// matching `freeze`, or matching no `train` glob when `train` is not
+  /// empty, is frozen: an inline constant of the step, never a parameter.
+  /// So are the buffers an export lists under kBuffersMetadataKey (unless a
+  /// `train` glob names them) and, always, initializers holding a
+  /// non-finite value. A glob that matches no initializer is an error.
+  std::vector<std::string> freeze;
+  std::vector<std::string> train;
 };
+
+/// The model metadata key under which an export lists its buffers
+/// (torch's named_buffers()) as a JSON array of initializer names.
+constexpr llvm::StringLiteral kBuffersMetadataKey = "hetc.buffers";
 
 /// Imports `model` into a new module and verifies it. On failure the
 /// diagnostics have been emitted through `context`.

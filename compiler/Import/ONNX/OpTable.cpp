@@ -18,6 +18,7 @@ const OpTable &onnxOpTable() {
     addElementwiseConverters(t);
     addShapeConverters(t);
     addSliceConverters(t);
+    addSequenceConverters(t);
     addNNConverters(t);
     return t;
   }();

@@ -32,14 +32,16 @@ struct OpConverter {
 
 using OpTable = llvm::StringMap<OpConverter>;
 
-/// Add Sub Mul Div Pow Equal, the unary math ops, Where, Cast, Identity,
-/// Dropout.
+/// Add Sub Mul Div Pow Equal Max Min Clip, the unary math ops, Where, Cast,
+/// CastLike, Identity, Dropout.
 void addElementwiseConverters(OpTable &table);
 /// Transpose Reshape Flatten Squeeze Unsqueeze Expand Shape Constant
 /// ConstantOfShape Range.
 void addShapeConverters(OpTable &table);
 /// Concat Split Slice Gather.
 void addSliceConverters(OpTable &table);
+/// SplitToSequence SequenceAt.
+void addSequenceConverters(OpTable &table);
 /// MatMul Gemm Softmax LogSoftmax LayerNormalization Reduce{Mean,Sum,Max}
 /// Trilu SoftmaxCrossEntropyLoss.
 void addNNConverters(OpTable &table);

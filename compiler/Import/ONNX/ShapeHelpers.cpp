@@ -191,4 +191,35 @@ FailureOr<SmallVector<int64_t>> normalizeAxesOrError(NodeContext &ctx,
   return normalized;
 }
 
+void fullSlice(RankedTensorType type, SmallVectorImpl<int64_t> &starts,
+               SmallVectorImpl<int64_t> &ends,
+               SmallVectorImpl<int64_t> &steps) {
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    starts.push_back(0);
+    ends.push_back(type.isDynamicDim(d) ? kSliceToEnd : type.getDimSize(d));
+    steps.push_back(1);
+  }
+}
+
+FailureOr<SmallVector<Value>> slicePieces(NodeContext &ctx, Value input,
+                                          int64_t axis,
+                                          ArrayRef<int64_t> sizes) {
+  RankedTensorType type = NodeContext::typeOf(input);
+  SmallVector<Value> pieces;
+  int64_t offset = 0;
+  for (int64_t size : sizes) {
+    SmallVector<int64_t> starts, ends, steps;
+    fullSlice(type, starts, ends, steps);
+    starts[axis] = offset;
+    ends[axis] = offset + size;
+    offset += size;
+    FailureOr<Value> piece =
+        ctx.create<hetg::SliceOp>(input, starts, ends, steps);
+    if (failed(piece))
+      return failure();
+    pieces.push_back(*piece);
+  }
+  return pieces;
+}
+
 } // namespace hetc::onnximport

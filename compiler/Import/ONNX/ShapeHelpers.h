@@ -14,6 +14,8 @@
 
 #include "compiler/Import/ONNX/NodeContext.h"
 
+#include <limits>
+
 namespace hetc::onnximport {
 
 class ShapeBuilder {
@@ -51,6 +53,21 @@ mlir::FailureOr<mlir::Value> dimSize(NodeContext &ctx, mlir::Value source,
 /// match, hetg.reshape when both are static, hetg.dynamic_reshape otherwise.
 mlir::FailureOr<mlir::Value> reshapeTo(NodeContext &ctx, mlir::Value input,
                                        ShapeBuilder &target);
+
+/// A slice end past any dimension: "to the end".
+constexpr int64_t kSliceToEnd = std::numeric_limits<int64_t>::max();
+
+/// Bounds of a slice that keeps everything of `type` (to be narrowed).
+void fullSlice(mlir::RankedTensorType type,
+               llvm::SmallVectorImpl<int64_t> &starts,
+               llvm::SmallVectorImpl<int64_t> &ends,
+               llvm::SmallVectorImpl<int64_t> &steps);
+
+/// Consecutive pieces of `input` along `axis` of the given `sizes` (which
+/// add up to at most the dimension), one hetg.slice each.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+slicePieces(NodeContext &ctx, mlir::Value input, int64_t axis,
+            llvm::ArrayRef<int64_t> sizes);
 
 /// "[2, ?, 4]", for messages.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);

@@ -58,12 +58,9 @@ LogicalResult convertReshape(NodeContext &ctx) {
     return failure();
   RankedTensorType inputType = NodeContext::typeOf(input);
   std::optional<SmallVector<int64_t>> target = NodeContext::constantInts(shape);
-  if (!target) {
-    if (*allowZero)
-      return ctx.emitError() << "allowzero=1 needs a constant shape, since a "
-                             << "0 in it then means an empty dimension";
-    return ctx.bindResult(ctx.create<hetg::DynamicReshapeOp>(input, shape));
-  }
+  if (!target)
+    return ctx.bindResult(
+        ctx.create<hetg::DynamicReshapeOp>(input, shape, bool(*allowZero)));
   if (*allowZero && llvm::is_contained(*target, 0)) {
     // A literal 0 makes an empty dimension: the result shape is the target.
     if (llvm::is_contained(*target, -1) || !inputType.hasStaticShape() ||

@@ -21,7 +21,6 @@ namespace hetc::onnximport {
 namespace {
 
 using hetg::kDynamic;
-constexpr int64_t kSliceToEnd = std::numeric_limits<int64_t>::max();
 
 LogicalResult convertConcat(NodeContext &ctx) {
   FailureOr<std::optional<int64_t>> axis = ctx.optionalIntAttr("axis");
@@ -42,17 +41,6 @@ LogicalResult convertConcat(NodeContext &ctx) {
   if (inputs.size() == 1)
     return ctx.bindResult(inputs.front());
   return ctx.bindResult(ctx.create<hetg::ConcatOp>(inputs, *normalized));
-}
-
-/// Bounds of a slice that keeps everything of `type` (to be narrowed).
-void fullSlice(RankedTensorType type, SmallVectorImpl<int64_t> &starts,
-               SmallVectorImpl<int64_t> &ends,
-               SmallVectorImpl<int64_t> &steps) {
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    starts.push_back(0);
-    ends.push_back(type.isDynamicDim(d) ? kSliceToEnd : type.getDimSize(d));
-    steps.push_back(1);
-  }
 }
 
 /// Split with sizes unknown at import: equal parts of a dynamic dimension,
@@ -144,19 +132,12 @@ LogicalResult convertSplit(NodeContext &ctx) {
       sizes.push_back(std::clamp<int64_t>(dim - i * chunk, 0, chunk));
   }
 
-  int64_t offset = 0;
-  for (int64_t i = 0; i < parts; ++i) {
-    SmallVector<int64_t> starts, ends, steps;
-    fullSlice(type, starts, ends, steps);
-    starts[*axis] = offset;
-    ends[*axis] = offset + sizes[i];
-    offset += sizes[i];
-    FailureOr<Value> part =
-        ctx.create<hetg::SliceOp>(input, starts, ends, steps);
-    if (failed(part))
-      return failure();
-    ctx.setOutput(i, *part);
-  }
+  FailureOr<SmallVector<Value>> pieces =
+      slicePieces(ctx, input, *axis, sizes);
+  if (failed(pieces))
+    return failure();
+  for (auto [i, piece] : llvm::enumerate(*pieces))
+    ctx.setOutput(i, piece);
   return success();
 }
 

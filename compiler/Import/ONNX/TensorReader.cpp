@@ -228,6 +228,37 @@ DenseElementsAttr TensorData::toElementsAttr() const {
   return DenseElementsAttr::getFromRawBuffer(type, bytes);
 }
 
+namespace {
+/// Whether any `Bits` element of `bytes` has an all-ones exponent (an
+/// infinity or a NaN) in a float format with `mantissaBits` fraction bits.
+template <typename Bits>
+bool anyExponentAllOnes(llvm::ArrayRef<char> bytes, int mantissaBits,
+                        int exponentBits) {
+  Bits mask = static_cast<Bits>(((Bits(1) << exponentBits) - 1)
+                                << mantissaBits);
+  for (size_t i = 0; i + sizeof(Bits) <= bytes.size(); i += sizeof(Bits)) {
+    Bits value;
+    std::memcpy(&value, bytes.data() + i, sizeof(Bits));
+    if ((value & mask) == mask)
+      return true;
+  }
+  return false;
+}
+} // namespace
+
+bool TensorData::hasNonFinite() const {
+  Type element = type.getElementType();
+  if (element.isF32())
+    return anyExponentAllOnes<uint32_t>(bytes, 23, 8);
+  if (element.isF64())
+    return anyExponentAllOnes<uint64_t>(bytes, 52, 11);
+  if (element.isF16())
+    return anyExponentAllOnes<uint16_t>(bytes, 10, 5);
+  if (element.isBF16())
+    return anyExponentAllOnes<uint16_t>(bytes, 7, 8);
+  return false;
+}
+
 TensorReader::TensorReader(llvm::StringRef modelPath)
     : hasModelPath(!modelPath.empty()) {
   llvm::StringRef dir = llvm::sys::path::parent_path(modelPath);

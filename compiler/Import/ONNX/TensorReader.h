@@ -55,6 +55,8 @@ struct TensorData {
   int64_t numElements() const { return type.getNumElements(); }
   /// The contents as an attribute for an inline constant.
   mlir::DenseElementsAttr toElementsAttr() const;
+  /// Whether a float element is an infinity or a NaN.
+  bool hasNonFinite() const;
 };
 
 /// Bytes per element as TensorData stores them.

@@ -97,6 +97,27 @@ LogicalResult TanhOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
   });
 }
 
+LogicalResult CosOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                    ArrayRef<bool> needs,
+                                    SmallVectorImpl<Value> &grads) {
+  // d cos(x) = -sin(x)
+  return unaryGradient(dys[0], needs, grads, [&]() -> Value {
+    Location loc = getLoc();
+    Value sine = SinOp::create(b, loc, getInput());
+    return NegOp::create(b, loc, MulOp::create(b, loc, dys[0], sine));
+  });
+}
+
+LogicalResult SinOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                    ArrayRef<bool> needs,
+                                    SmallVectorImpl<Value> &grads) {
+  // d sin(x) = cos(x)
+  return unaryGradient(dys[0], needs, grads, [&]() -> Value {
+    Location loc = getLoc();
+    return MulOp::create(b, loc, dys[0], CosOp::create(b, loc, getInput()));
+  });
+}
+
 LogicalResult ErfOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
                                     ArrayRef<bool> needs,
                                     SmallVectorImpl<Value> &grads) {

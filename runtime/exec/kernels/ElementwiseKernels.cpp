@@ -124,6 +124,8 @@ void registerElementwiseKernels(KernelRegistry &r) {
   mustAdd(r, elementwise("exp", 1, runUnary<UnaryOp::kExp>));
   mustAdd(r, elementwise("log", 1, runUnary<UnaryOp::kLog>));
   mustAdd(r, elementwise("tanh", 1, runUnary<UnaryOp::kTanh>));
+  mustAdd(r, elementwise("cos", 1, runUnary<UnaryOp::kCos>));
+  mustAdd(r, elementwise("sin", 1, runUnary<UnaryOp::kSin>));
   mustAdd(r, elementwise("erf", 1, runUnary<UnaryOp::kErf>));
   mustAdd(r, elementwise("sigmoid", 1, runUnary<UnaryOp::kSigmoid>));
   mustAdd(r, elementwise("relu", 1, runUnary<UnaryOp::kRelu>));

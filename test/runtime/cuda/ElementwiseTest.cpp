@@ -82,6 +82,7 @@ constexpr UnaryCase kUnaryCases[] = {
     {UnaryOp::kNeg, -3, 3},         {UnaryOp::kSqrt, 0.1f, 4},
     {UnaryOp::kReciprocal, 0.25f, 2}, {UnaryOp::kExp, -3, 3},
     {UnaryOp::kLog, 0.1f, 4},       {UnaryOp::kTanh, -3, 3},
+    {UnaryOp::kCos, -6, 6},         {UnaryOp::kSin, -6, 6},
     {UnaryOp::kErf, -3, 3},         {UnaryOp::kSigmoid, -6, 6},
     {UnaryOp::kRelu, -3, 3},        {UnaryOp::kGeluErf, -4, 4},
     {UnaryOp::kGeluTanh, -4, 4},    {UnaryOp::kSilu, -6, 6},
