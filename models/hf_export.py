@@ -2,12 +2,16 @@
 """Export Hugging Face `transformers` models to ONNX for hetc, with either torch exporter.
 
     hf_export.py --arch llama --exporter dynamo --out llama.onnx [--seq 16] [--seed 0]
+                 [--attention-mask]
     hf_export.py --corpus DIR [--archs gpt2,llama] [--exporters torchscript,dynamo]
+                 [--attention-mask]
 
 The corpus is one small configuration per architecture (random weights from a fixed
 seed, nothing downloaded): GPT-2, Llama with grouped-query attention, Qwen2, GPT-NeoX
 (parallel residual, partial rotary) and BERT. The graph takes `input_ids` int64
-[batch, T] (batch dynamic) and returns `logits` float32 [batch, T, V].
+[batch, T] (batch dynamic) and returns `logits` float32 [batch, T, V]; with
+--attention-mask it also takes `attention_mask` int64 [batch, T] (hetc feeds it all
+ones), and the corpus files are named ARCH-EXPORTER-mask.onnx.
 
 What makes an export right for training with hetc (`export_for_hetc`, usable on any
 `transformers` or plain torch model):
@@ -86,30 +90,35 @@ class LogitsOnly(torch.nn.Module):
         self._buffers = model._buffers
         self._inner_forward = model.forward
 
-    def forward(self, input_ids):
-        return self._inner_forward(input_ids=input_ids).logits
+    def forward(self, input_ids, attention_mask=None):
+        return self._inner_forward(input_ids=input_ids, attention_mask=attention_mask).logits
 
 
-def export_for_hetc(model, path, seq, exporter="dynamo", opset=None, metadata=None):
-    """Exports `model` (input_ids -> an output with .logits) to `path` as hetc expects;
-    `metadata` adds model metadata props."""
+def export_for_hetc(model, path, seq, exporter="dynamo", opset=None, metadata=None,
+                    attention_mask=False):
+    """Exports `model` (input_ids [, attention_mask] -> an output with .logits) to
+    `path` as hetc expects; `metadata` adds model metadata props."""
     import onnx
 
     wrapped = LogitsOnly(model)
-    ids = torch.zeros(2, seq, dtype=torch.long)
+    inputs = (torch.zeros(2, seq, dtype=torch.long),)
+    names = ["input_ids"]
+    if attention_mask:
+        inputs += (torch.ones(2, seq, dtype=torch.long),)
+        names.append("attention_mask")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if exporter == "torchscript":
             torch.onnx.export(
-                wrapped, (ids,), path, dynamo=False, opset_version=opset or 17,
-                input_names=["input_ids"], output_names=["logits"],
-                dynamic_axes={"input_ids": {0: "batch"}, "logits": {0: "batch"}},
+                wrapped, inputs, path, dynamo=False, opset_version=opset or 17,
+                input_names=names, output_names=["logits"],
+                dynamic_axes={name: {0: "batch"} for name in names + ["logits"]},
                 do_constant_folding=False, training=torch.onnx.TrainingMode.TRAINING)
         elif exporter == "dynamo":
             program = torch.onnx.export(
-                wrapped, (ids,), dynamo=True, opset_version=opset or 18, optimize=False,
-                input_names=["input_ids"], output_names=["logits"],
-                dynamic_shapes={"input_ids": {0: torch.export.Dim.AUTO}},
+                wrapped, inputs, dynamo=True, opset_version=opset or 18, optimize=False,
+                input_names=names, output_names=["logits"],
+                dynamic_shapes={name: {0: torch.export.Dim.AUTO} for name in names},
                 verbose=False)
             program.save(path, external_data=False)
         else:
@@ -131,19 +140,24 @@ def main():
     parser.add_argument("--exporters", default=",".join(EXPORTERS))
     parser.add_argument("--seq", type=int, default=16)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--attention-mask", action="store_true",
+                        help="give the graph an attention_mask input too")
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.corpus:
         os.makedirs(args.corpus, exist_ok=True)
         for arch in args.archs.split(","):
             for exporter in args.exporters.split(","):
-                path = os.path.join(args.corpus, f"{arch}-{exporter}.onnx")
+                suffix = "-mask" if args.attention_mask else ""
+                path = os.path.join(args.corpus, f"{arch}-{exporter}{suffix}.onnx")
                 export_for_hetc(build_model(arch, args.seed), path, args.seq, exporter,
-                                metadata=corpus_metadata(arch, args.seed))
+                                metadata=corpus_metadata(arch, args.seed),
+                                attention_mask=args.attention_mask)
                 print(f"hf_export: wrote {path}")
     elif args.arch and args.out:
         export_for_hetc(build_model(args.arch, args.seed), args.out, args.seq, args.exporter,
-                        metadata=corpus_metadata(args.arch, args.seed))
+                        metadata=corpus_metadata(args.arch, args.seed),
+                        attention_mask=args.attention_mask)
         print(f"hf_export: wrote {args.out}")
     else:
         parser.error("give --arch ARCH --out FILE, or --corpus DIR")

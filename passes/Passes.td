@@ -10,7 +10,9 @@ def HetgSpecialize : Pass<"hetg-specialize", "mlir::ModuleOp"> {
   let description = [{
     Gives every dynamic dimension of the function inputs a value — dimension 0
     is the batch, dimension 1 the sequence — then alternates result type
-    inference and constant folding until every type is static. Shape
+    inference and constant folding until every type is static. An input
+    named `attention_mask` becomes a constant of ones (packed language-model
+    training has no padding), so the masks built from it fold too. Shape
     computations (`hetg.shape`, `hetg.range`, `hetg.constant_of_shape`, the
     `dynamic_*` forms) fold into constants and static ops; any that remain
     are reported as errors.

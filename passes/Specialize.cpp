@@ -77,6 +77,32 @@ LogicalResult specializeInputs(func::FuncOp func, int64_t batch, int64_t seq) {
   return success();
 }
 
+/// The name of the optional padding mask, which packed language-model
+/// training feeds all ones: every token is real.
+constexpr llvm::StringLiteral kAttentionMaskName = "attention_mask";
+
+/// Replaces an `attention_mask` input by a constant of ones and drops it, so
+/// that the masks computed from it fold away like the causal mask.
+void feedAllOnesAttentionMask(func::FuncOp func) {
+  for (unsigned index = func.getNumArguments(); index-- > 0;) {
+    auto name = func.getArgAttrOfType<StringAttr>(index, "hetg.name");
+    BlockArgument arg = func.getArgument(index);
+    auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
+    if (!name || name.getValue() != kAttentionMaskName || !type ||
+        !type.hasStaticShape())
+      continue;
+    OpBuilder builder = OpBuilder::atBlockBegin(&func.getBody().front());
+    Type element = type.getElementType();
+    Attribute one = llvm::isa<FloatType>(element)
+                        ? Attribute(builder.getFloatAttr(element, 1.0))
+                        : Attribute(builder.getIntegerAttr(element, 1));
+    Value ones = ConstantOp::create(builder, arg.getLoc(),
+                                    DenseElementsAttr::get(type, one));
+    arg.replaceAllUsesWith(ones);
+    (void)func.eraseArgument(index);
+  }
+}
+
 /// Gives each op the result types inferred from its (refined) operands.
 /// Returns true when any type changed.
 bool refineResultTypes(func::FuncOp func) {
@@ -141,6 +167,7 @@ struct HetgSpecializePass
         continue;
       if (failed(specializeInputs(func, batch, seq)))
         return signalPassFailure();
+      feedAllOnesAttentionMask(func);
       for (int round = 0; round < kMaxRounds; ++round) {
         bool refined = refineResultTypes(func);
         bool rewritten = false;

@@ -57,3 +57,19 @@ func.func @already_static(%x: tensor<2x4x5xf32>) -> tensor<2x4x5xf32> {
   %y = hetg.exp %x : tensor<2x4x5xf32>
   return %y : tensor<2x4x5xf32>
 }
+
+// -----
+
+// An attention_mask input is fed all ones: it becomes a constant and leaves
+// the signature, and the padding mask computed from it folds away.
+// CHECK-LABEL: func.func @attention_mask
+// CHECK-SAME: (%[[IDS:.*]]: tensor<2x4xi64> {hetg.name = "input_ids"}) -> tensor<2x4xf32>
+// CHECK-NEXT: %[[ZERO:.*]] = hetg.constant dense<0.000000e+00> : tensor<2x4xf32>
+// CHECK-NEXT: return %[[ZERO]]
+func.func @attention_mask(%ids: tensor<?x?xi64> {hetg.name = "input_ids"},
+                          %mask: tensor<?x?xi64> {hetg.name = "attention_mask"}) -> tensor<?x?xf32> {
+  %f = hetg.cast %mask to f32 : tensor<?x?xi64>
+  %one = hetg.constant dense<1.0> : tensor<f32>
+  %pad = hetg.sub %one, %f : tensor<f32>, tensor<?x?xf32>
+  return %pad : tensor<?x?xf32>
+}

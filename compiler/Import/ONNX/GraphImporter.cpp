@@ -54,8 +54,8 @@ class GraphImporter {
 public:
   GraphImporter(MLIRContext &context, const onnx::ModelProto &model,
                 const ONNXImportOptions &options)
-      : context(context), model(model), graph(model.graph()), builder(&context),
-        options(options), tensors(options.modelPath),
+      : context(context), model(model), graph(model.graph()), options(options),
+        builder(&context), tensors(options.modelPath),
         loadWeights(options.loadWeights),
         warnSharedWeights(options.warnSharedWeights),
         fileLoc(FileLineColLoc::get(

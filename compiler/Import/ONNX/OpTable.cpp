@@ -19,6 +19,7 @@ const OpTable &onnxOpTable() {
     addShapeConverters(t);
     addSliceConverters(t);
     addSequenceConverters(t);
+    addLogicConverters(t);
     addNNConverters(t);
     return t;
   }();

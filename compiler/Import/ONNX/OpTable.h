@@ -40,6 +40,8 @@ void addElementwiseConverters(OpTable &table);
 void addShapeConverters(OpTable &table);
 /// Concat Split Slice Gather.
 void addSliceConverters(OpTable &table);
+/// Greater GreaterOrEqual Less LessOrEqual Not And Or.
+void addLogicConverters(OpTable &table);
 /// SplitToSequence SequenceAt.
 void addSequenceConverters(OpTable &table);
 /// MatMul Gemm Softmax LogSoftmax LayerNormalization Reduce{Mean,Sum,Max}

@@ -26,7 +26,10 @@ def main(model, tokens_path, batch, seq, metrics, rtol):
     options.log_severity_level = 3  # no notes on nodes it cannot fold
     session = onnxruntime.InferenceSession(model, options,
                                            providers=["CPUExecutionProvider"])
-    (logits,) = session.run(["logits"], {"input_ids": x})
+    feeds = {"input_ids": x}
+    if any(i.name == "attention_mask" for i in session.get_inputs()):
+        feeds["attention_mask"] = np.ones_like(x)  # packed: every token is real
+    (logits,) = session.run(["logits"], feeds)
     logits = logits.astype(np.float64).reshape(-1, logits.shape[-1])
     top = logits.max(axis=1, keepdims=True)
     logsumexp = np.log(np.exp(logits - top).sum(axis=1)) + top[:, 0]
