@@ -279,6 +279,10 @@ LogicalResult checkInputShape(ModuleOp module) {
 
 FailureOr<OwningOpRef<ModuleOp>> loadModel(MLIRContext &context) {
   if (StringRef(modelPath).ends_with(".mlir")) {
+    if (initializerFlags.given())
+      return emitError(UnknownLoc::get(&context))
+             << "--freeze and --train choose among an ONNX model's "
+             << "initializers; '" << modelPath << "' is IR";
     if (!llvm::sys::fs::exists(modelPath))
       return emitError(UnknownLoc::get(&context))
              << "cannot read '" << modelPath << "': no such file";

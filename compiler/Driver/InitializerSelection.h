@@ -30,6 +30,8 @@ public:
                             llvm::cl::OptionCategory &category);
   /// Copies the globs into the importer's options.
   void applyTo(ONNXImportOptions &options) const;
+  /// Whether any glob was given (they apply to ONNX models only).
+  bool given() const { return !freeze.empty() || !train.empty(); }
 
 private:
   llvm::cl::list<std::string> freeze;

@@ -74,6 +74,10 @@ constexpr llvm::StringLiteral kPrefix = "hetc profile: ";
 
 FailureOr<OwningOpRef<ModuleOp>> loadModel(MLIRContext &context) {
   if (StringRef(modelPath).ends_with(".mlir")) {
+    if (initializerFlags.given())
+      return emitError(UnknownLoc::get(&context))
+             << "--freeze and --train choose among an ONNX model's "
+             << "initializers; '" << modelPath << "' is IR";
     llvm::SourceMgr sources;
     OwningOpRef<ModuleOp> module =
         parseSourceFile<ModuleOp>(modelPath, sources, &context);
