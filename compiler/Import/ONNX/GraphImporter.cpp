@@ -293,10 +293,14 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   if (entry == table.end()) {
     std::string opType =
         defaultDomain ? node.op_type() : node.domain() + "." + node.op_type();
-    return emitError(loc) << "node '" << name << "' has op type '" << opType
-                          << "' (opset " << opset
-                          << "), which hetc cannot import; supported op "
-                          << "types: " << llvm::join(supportedONNXOps(), ", ");
+    InFlightDiagnostic error = emitError(loc)
+                               << "node '" << name << "' has op type '"
+                               << opType << "' (opset " << opset
+                               << "), which hetc cannot import";
+    if (StringRef advice = adviceForUnsupportedOp(opType); !advice.empty())
+      error << "; " << advice;
+    return error << "; supported op types: "
+                 << llvm::join(supportedONNXOps(), ", ");
   }
   const OpConverter &converter = entry->second;
   auto describe = [&] {

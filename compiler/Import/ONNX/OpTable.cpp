@@ -6,6 +6,7 @@
 #include "compiler/Import/ONNX/ONNXImporter.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <string>
 #include <vector>
@@ -24,6 +25,29 @@ const OpTable &onnxOpTable() {
     return t;
   }();
   return table;
+}
+
+llvm::StringRef adviceForUnsupportedOp(llvm::StringRef opType) {
+  static const llvm::StringMap<llvm::StringRef> advice = {
+      {"ScatterND",
+       "transformers builds it when it merges an attention_mask into the "
+       "causal mask: export with input_ids only (packed training has no "
+       "padding)"},
+      {"ScatterElements", "export the model without writes into slices"},
+      {"CumSum", "position ids computed from an attention_mask use it: "
+                 "export with input_ids only"},
+      {"NegativeLogLikelihoodLoss",
+       "export the logits (hetc appends the cross-entropy loss) or use "
+       "SoftmaxCrossEntropyLoss"},
+      {"GatherElements", "export the logits; hetc appends the loss itself"},
+      {"ArgMax", "it is for inference (no gradient): export the logits"},
+      {"TopK", "it is for inference (no gradient): export the logits"},
+      {"Einsum", "write the product with matmul and mul in the model"},
+      {"If", "export with static control flow (no data-dependent branches)"},
+      {"Loop", "export with static control flow (unrolled loops)"},
+  };
+  auto found = advice.find(opType);
+  return found == advice.end() ? llvm::StringRef() : found->second;
 }
 
 } // namespace hetc::onnximport

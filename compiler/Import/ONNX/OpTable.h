@@ -51,6 +51,10 @@ void addNNConverters(OpTable &table);
 /// The full table, built once.
 const OpTable &onnxOpTable();
 
+/// What to do about an op type hetc does not import, when there is
+/// something better than "use another op"; empty otherwise.
+llvm::StringRef adviceForUnsupportedOp(llvm::StringRef opType);
+
 } // namespace hetc::onnximport
 
 #endif // HETC_COMPILER_IMPORT_ONNX_OPTABLE_H
