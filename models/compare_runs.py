@@ -25,6 +25,12 @@ DIR/optimizer.safetensors of both, the same names (`<param>.adam_m`, `<param>.ad
 `optimizer.step`), compared like the parameters with floor A -- A**2 for the
 second moments `*.adam_v`, which hold squared gradients -- and integers exactly.
 
+With --zero-grad-rms X (and a reference holding AdamW state), elements whose
+reference second moment has sqrt(<param>.adam_v) < X -- a gradient that is zero up to
+rounding -- are left out of the parameter and state comparisons, and counted: AdamW
+divides each gradient by its own RMS, so any float32 code turns such a gradient into
+steps of sign(noise) x lr (attention's key biases have an exactly zero gradient).
+
 Prints a summary and the worst tensors (tensor, index, values) and exits 0 when all
 match, 1 on a mismatch, 2 when an input is missing or unreadable.
 """
@@ -132,10 +138,30 @@ def compare_losses(ref, cand, rtol, out):
     return fails
 
 
-def compare_tensor_sets(what, ref, cand, rtol, floor, show, out, squared_suffix=None):
+def zero_gradient_masks(ref_state, threshold):
+    """param name -> bool array of the elements whose reference gradient RMS,
+    sqrt(<param>.adam_v), is below `threshold`."""
+    return {name[:-len(".adam_v")]: np.sqrt(value.astype(np.float64)) < threshold
+            for name, value in ref_state.items() if name.endswith(".adam_v")}
+
+
+def skip_mask(name, masks):
+    """The zero-gradient mask of a parameter or of its .adam_m/.adam_v state."""
+    for suffix in ("", ".adam_m", ".adam_v"):
+        if suffix == "" or name.endswith(suffix):
+            mask = masks.get(name[:len(name) - len(suffix)] if suffix else name)
+            if mask is not None:
+                return mask
+    return None
+
+
+def compare_tensor_sets(what, ref, cand, rtol, floor, show, out, squared_suffix=None,
+                        masks=None):
     """Compares two name -> array maps; returns failure lines. Tensors whose name ends
-    with `squared_suffix` hold squares (AdamW's second moment): their floor is floor**2."""
+    with `squared_suffix` hold squares (AdamW's second moment): their floor is floor**2.
+    Elements set in `masks` (see zero_gradient_masks) are not compared."""
     fails = []
+    skipped = 0
     missing = [n for n in ref if n not in cand]
     extra = [n for n in cand if n not in ref]
     if missing:
@@ -160,6 +186,10 @@ def compare_tensor_sets(what, ref, cand, rtol, floor, show, out, squared_suffix=
         else:
             squared = squared_suffix is not None and name.endswith(squared_suffix)
             err = elementwise_error(r, c, floor * floor if squared else floor)
+            mask = skip_mask(name, masks or {})
+            if mask is not None and mask.shape == err.shape:
+                err = np.where(mask, 0.0, err)
+                skipped += int(np.count_nonzero(mask))
         flat = int(np.argmax(err))
         index = np.unravel_index(flat, r.shape) if r.ndim else ()
         worst = float(err.reshape(-1)[flat])
@@ -173,7 +203,8 @@ def compare_tensor_sets(what, ref, cand, rtol, floor, show, out, squared_suffix=
                          f"{fmt(c.reshape(-1)[flat])}, error {worst:.3g} > {rtol:g}")
     floors = f"{floor:g}" + (f" ({floor * floor:g} for *{squared_suffix})" if squared_suffix else "")
     out.append(f"{what}: error = |cand - ref| / max(|ref|, {floors}), rtol {rtol:g}; "
-               f"{len(rows)} tensors, {total} elements compared")
+               f"{len(rows)} tensors, {total - skipped} elements compared"
+               + (f", {skipped} with a zero gradient left out" if masks is not None else ""))
     rows.sort(key=lambda row: -row[0])
     shown = [row for row in rows if row[6]] or rows[:show]  # every failing tensor, or the worst
     if shown:
@@ -204,6 +235,9 @@ def main(argv=None):
     ap.add_argument("--state-rtol", type=float, help="also compare optimizer.safetensors")
     ap.add_argument("--state-atol", type=float, default=1e-3,
                     help="floor under |ref| for the optimizer state (default 1e-3; squared for *.adam_v)")
+    ap.add_argument("--zero-grad-rms", type=float,
+                    help="leave out elements whose reference gradient RMS is below this "
+                         "(AdamW runs: needs the reference's optimizer state)")
     ap.add_argument("--show", type=int, default=8, help="worst tensors to list when all pass")
     args = ap.parse_args(argv)
     for name in ("loss_rtol", "param_rtol", "param_atol", "state_atol"):
@@ -233,12 +267,20 @@ def main(argv=None):
 
     out.append(f"reference: {args.reference} (losses {ref_src})")
     out.append(f"candidate: {args.candidate} (losses {cand_src})")
+    masks = None
+    if args.zero_grad_rms is not None:
+        if not compare_state:
+            print("compare_runs: error: --zero-grad-rms needs --state-rtol and a reference "
+                  "with optimizer state (AdamW)", file=sys.stderr)
+            return 2
+        masks = zero_gradient_masks(ref_state, args.zero_grad_rms)
     fails += compare_losses(ref_losses, cand_losses, args.loss_rtol, out)
     fails += compare_tensor_sets("params", ref_params, cand_params, args.param_rtol,
-                                 args.param_atol, args.show, out)
+                                 args.param_atol, args.show, out, masks=masks)
     if compare_state:
         fails += compare_tensor_sets("optimizer state", ref_state, cand_state, args.state_rtol,
-                                     args.state_atol, args.show, out, squared_suffix=".adam_v")
+                                     args.state_atol, args.show, out, squared_suffix=".adam_v",
+                                     masks=masks)
     elif args.state_rtol is not None:
         out.append("optimizer state: not compared (the reference has no optimizer.safetensors: SGD)")
     else:

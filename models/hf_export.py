@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Export Hugging Face `transformers` models to ONNX for hetc, with either torch exporter.
+"""Export Hugging Face `transformers` models (and torch's own modules) to ONNX for hetc,
+with either torch exporter.
 
     hf_export.py --arch llama --exporter dynamo --out llama.onnx [--seq 16] [--seed 0]
                  [--attention-mask]
@@ -8,7 +9,8 @@
 
 The corpus is one small configuration per architecture (random weights from a fixed
 seed, nothing downloaded): GPT-2, Llama with grouped-query attention, Qwen2, GPT-NeoX
-(parallel residual, partial rotary) and BERT. The graph takes `input_ids` int64
+(parallel residual, partial rotary), BERT, and a language model made of torch's
+nn.TransformerEncoder with its causal mask as a buffer. The graph takes `input_ids` int64
 [batch, T] (batch dynamic) and returns `logits` float32 [batch, T, V]; with
 --attention-mask it also takes `attention_mask` int64 [batch, T] (hetc feeds it all
 ones), and the corpus files are named ARCH-EXPORTER-mask.onnx.
@@ -61,21 +63,55 @@ def _configs():
     }
 
 
-ARCHS = list(_configs())
+class EncoderLM(torch.nn.Module):
+    """A causal language model from torch's own modules: token and position
+    embeddings, a pre-LN nn.TransformerEncoder, a linear head. The causal mask
+    (-inf above the diagonal) and the position ids are buffers."""
+
+    def __init__(self, vocab_size=TINY["vocab_size"], d=TINY["hidden_size"],
+                 heads=TINY["num_attention_heads"], layers=TINY["num_hidden_layers"],
+                 max_pos=TINY["max_position_embeddings"]):
+        super().__init__()
+        self.vocab_size = vocab_size
+        self.embed = torch.nn.Embedding(vocab_size, d)
+        self.pos = torch.nn.Embedding(max_pos, d)
+        layer = torch.nn.TransformerEncoderLayer(
+            d, heads, TINY["intermediate_size"], dropout=0.0, batch_first=True,
+            norm_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.head = torch.nn.Linear(d, vocab_size)
+        self.register_buffer("causal_mask",
+                             torch.nn.Transformer.generate_square_subsequent_mask(max_pos))
+        self.register_buffer("position_ids", torch.arange(max_pos))
+
+    def forward(self, input_ids, attention_mask=None):
+        t = input_ids.shape[1]
+        h = self.embed(input_ids) + self.pos(self.position_ids[:t])
+        h = self.encoder(h, mask=self.causal_mask[:t, :t], is_causal=True)
+        return transformers.modeling_outputs.CausalLMOutput(logits=self.head(h))
+
+
+ARCHS = list(_configs()) + ["torch-encoder"]
 EXPORTERS = ["torchscript", "dynamo"]
 
 
 def build_model(arch, seed=0):
     """The corpus model `arch`, random weights from `seed`, in float32."""
+    torch.manual_seed(seed)
+    if arch == "torch-encoder":
+        return EncoderLM()
     model_class, config = _configs()[arch]
     config.use_cache = False
-    torch.manual_seed(seed)
     return model_class(config).float()
+
+
+def vocab_size(model):
+    return model.vocab_size if isinstance(model, EncoderLM) else model.config.vocab_size
 
 
 def corpus_metadata(arch, seed):
     """What models/reference_train.py needs to rebuild the model in PyTorch."""
-    return {"hetc.hf_arch": arch, "hetc.seed": seed,
+    return {"hetc.corpus_arch": arch, "hetc.seed": seed,
             "hetc.transformers": transformers.__version__}
 
 

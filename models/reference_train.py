@@ -13,7 +13,7 @@
 The PyTorch module of the file's family and config (metadata `hetc.family`,
 `hetc.config`, `hetc.gelu`) is built and every parameter is loaded from the ONNX
 initializer of the same name (a tied alias, metadata `hetc.tied`, is the same tensor).
-A models/hf_export.py export (metadata `hetc.hf_arch`) is its transformers model (run
+A models/hf_export.py export (metadata `hetc.corpus_arch`) is its corpus model (run
 this with the Python of scripts/setup-python.sh), loaded from the initializers hetc
 trains: its buffers (metadata `hetc.buffers`) stay the model's own.
 Each step reads the batch of the contract: sample j of step s starts at token
@@ -118,11 +118,11 @@ def trainable_initializers(meta, inits):
 
 
 def build_hf_model(path, meta, inits):
-    """A models/hf_export.py export: the same transformers model, weights from the
+    """A models/hf_export.py export: the same corpus model, weights from the
     file's trainable initializers (its buffers are the model's own)."""
     import torch
     import hf_export
-    arch = meta["hetc.hf_arch"]
+    arch = meta["hetc.corpus_arch"]
     model = hf_export.build_model(arch, seed=int(meta.get("hetc.seed", "0")))
     # An exporter names a tied tensor by any of its aliases: match by name in the
     # state_dict, which lists every alias, then by tensor.
@@ -139,12 +139,12 @@ def build_hf_model(path, meta, inits):
     with torch.no_grad():
         for name, p in params.items():
             p.copy_(torch.from_numpy(inits[name].copy()))
-    return arch, "hf", hf_export.LogitsOnly(model), model.config.vocab_size, params
+    return arch, "hf", hf_export.LogitsOnly(model), hf_export.vocab_size(model), params
 
 
 def build_model(path, meta, inits, seq):
     import torch
-    if "hetc.hf_arch" in meta:
+    if "hetc.corpus_arch" in meta:
         return build_hf_model(path, meta, inits)
     for key in ("hetc.family", "hetc.config"):
         if key not in meta:

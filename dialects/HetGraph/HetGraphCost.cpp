@@ -146,6 +146,9 @@ int64_t PowOp::flops() { return perElement(getResult(), 2 * kT + 1); }
 int64_t EqualOp::flops() { return perElement(getResult(), 1); }
 int64_t MinimumOp::flops() { return perElement(getResult(), 1); }
 int64_t MaximumOp::flops() { return perElement(getResult(), 1); }
+/// A division, a truncation or floor, a multiply-subtract.
+int64_t ModOp::flops() { return perElement(getResult(), 3); }
+int64_t FmodOp::flops() { return perElement(getResult(), 3); }
 int64_t WhereOp::flops() { return perElement(getResult(), 1); }
 
 /// Phi(x) (erf, + 1, * 0.5, x / sqrt(2)) + x * phi(x) (square, * -0.5,

@@ -101,6 +101,33 @@ OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
       });
 }
 
+/// The remainder of x / y with the sign of y (`floor`) or of x; an integer
+/// remainder by 0 (or of INT64_MIN by -1) is 0, as the runtime computes it.
+static double floatRemainder(double x, double y, bool floor) {
+  double r = std::fmod(x, y);
+  return floor && r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
+}
+static int64_t intRemainder(int64_t x, int64_t y, bool floor) {
+  if (y == 0 || y == -1)
+    return 0;
+  int64_t r = x % y;
+  return floor && r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
+}
+
+OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
+  return foldBroadcastBinary(
+      adaptor.getLhs(), adaptor.getRhs(), elementTypeOf(getResult()),
+      [](double a, double b) { return floatRemainder(a, b, true); },
+      [](int64_t a, int64_t b) { return intRemainder(a, b, true); });
+}
+
+OpFoldResult FmodOp::fold(FoldAdaptor adaptor) {
+  return foldBroadcastBinary(
+      adaptor.getLhs(), adaptor.getRhs(), elementTypeOf(getResult()),
+      [](double a, double b) { return floatRemainder(a, b, false); },
+      [](int64_t a, int64_t b) { return intRemainder(a, b, false); });
+}
+
 /// NaN-propagating minimum or maximum, as torch.minimum and torch.maximum.
 static double pickFloat(double a, double b, bool minimum) {
   if (std::isnan(a) || std::isnan(b))

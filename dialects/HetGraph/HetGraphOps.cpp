@@ -98,6 +98,8 @@ HETG_INFER_BINARY(DivOp, "div", Type())
 HETG_INFER_BINARY(PowOp, "pow", Type())
 HETG_INFER_BINARY(MinimumOp, "minimum", Type())
 HETG_INFER_BINARY(MaximumOp, "maximum", Type())
+HETG_INFER_BINARY(ModOp, "mod", Type())
+HETG_INFER_BINARY(FmodOp, "fmod", Type())
 HETG_INFER_BINARY(EqualOp, "equal", IntegerType::get(context, 1))
 #undef HETG_INFER_BINARY
 

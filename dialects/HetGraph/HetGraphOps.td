@@ -138,6 +138,27 @@ def HetG_EqualOp : HetG_BroadcastBinaryOp<"equal", [Commutative]> {
   }];
 }
 
+def HetG_ModOp : HetG_BroadcastBinaryOp<"mod"> {
+  let summary = "Remainder with the sign of the divisor (ONNX Mod, fmod = 0)";
+  let description = [{
+    `x - y * floor(x / y)`, Python's `%`. An integer remainder by 0 is 0.
+
+    ```mlir
+    %r = hetg.mod %x, %n : tensor<4xi64>, tensor<i64>
+    ```
+  }];
+}
+def HetG_FmodOp : HetG_BroadcastBinaryOp<"fmod"> {
+  let summary = "Remainder with the sign of the dividend (ONNX Mod, fmod = 1)";
+  let description = [{
+    C's `fmod`: `x - y * trunc(x / y)`. An integer remainder by 0 is 0.
+
+    ```mlir
+    %r = hetg.fmod %x, %y : tensor<4xf32>, tensor<f32>
+    ```
+  }];
+}
+
 def HetG_MinimumOp : HetG_BroadcastBinaryOp<"minimum",
     [Commutative, HetG_Differentiable]> {
   let summary = "Elementwise minimum with broadcasting";

@@ -54,6 +54,10 @@ const char *binaryOpName(BinaryOp op) {
     return "minimum";
   case BinaryOp::kMaximum:
     return "maximum";
+  case BinaryOp::kMod:
+    return "mod";
+  case BinaryOp::kFmod:
+    return "fmod";
   }
   return "?";
 }

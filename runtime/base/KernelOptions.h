@@ -55,7 +55,19 @@ enum class UnaryOp {
 
 const char *unaryOpName(UnaryOp op);
 
-enum class BinaryOp { kAdd, kSub, kMul, kDiv, kPow, kMinimum, kMaximum };
+// kMod's remainder has the sign of the divisor (Python's %), kFmod's that
+// of the dividend (C's fmod); an integer remainder by 0 is 0.
+enum class BinaryOp {
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kPow,
+  kMinimum,
+  kMaximum,
+  kMod,
+  kFmod
+};
 
 const char *binaryOpName(BinaryOp op);
 

@@ -167,6 +167,19 @@ template <typename T> T integerPow(T x, T y) {
   return static_cast<T>(result);
 }
 
+/// x mod y: with the sign of y (`floor`) or of x (C's fmod); an integer
+/// remainder by 0 (or of the most negative value by -1) is 0.
+template <typename T> T remainderOf(T x, T y, bool floor) {
+  T r;
+  if constexpr (std::is_integral_v<T>)
+    r = (y == 0 || y == T(-1)) ? T(0) : T(x % y);
+  else
+    r = std::fmod(x, y);
+  if (floor && r != 0 && ((r < 0) != (y < 0)))
+    r = static_cast<T>(r + y);
+  return r;
+}
+
 template <typename T>
 void binaryTyped(BinaryOp op, const internal::BroadcastLoop &loop,
                  const TensorView &a, const TensorView &b,
@@ -205,6 +218,12 @@ void binaryTyped(BinaryOp op, const internal::BroadcastLoop &loop,
           return std::numeric_limits<T>::quiet_NaN();
       return x < y ? y : x;
     });
+  case BinaryOp::kMod:
+    return runBinary<T>(loop, a, b, out,
+                        [](T x, T y) { return remainderOf(x, y, true); });
+  case BinaryOp::kFmod:
+    return runBinary<T>(loop, a, b, out,
+                        [](T x, T y) { return remainderOf(x, y, false); });
   }
 }
 
@@ -267,8 +286,7 @@ Status binary(BinaryOp op, const TensorView &a, const TensorView &b,
   bool intOk = op != BinaryOp::kDiv;
   if (!isFloat && !(isInt && intOk))
     return invalidArgument(name, ": unsupported dtype ", dtypeName(a.dtype),
-                           " (f32 or f64, or i64/i32 for add, sub, mul, pow, "
-                           "minimum, maximum)");
+                           " (f32 or f64, or i64/i32 for every op but div)");
   Shape shape;
   HETC_RETURN_IF_ERROR(binaryOutputShape(name, a, b, out, &shape));
   internal::BroadcastLoop loop;

@@ -21,7 +21,7 @@ Status unaryBackward(UnaryOp op, const TensorView &x, const TensorView &dy,
                      const TensorView &dx);
 
 // out = a op b with numpy broadcasting; out has the broadcast shape. f32 and
-// f64 for every op; i64 and i32 for add, sub, mul, pow, minimum and maximum.
+// f64 for every op; i64 and i32 for every op but div.
 // minimum and maximum give NaN when either operand is NaN
 // (torch.minimum/maximum). out may be a (or b) when that operand has out's
 // shape: each element is read before it is written.

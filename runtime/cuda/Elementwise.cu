@@ -150,6 +150,12 @@ __device__ float applyBinary(BinaryOp op, float x, float y) {
     if (isnan(x) || isnan(y))
       return quietNaN();
     return x < y ? y : x;
+  case BinaryOp::kMod: {
+    float r = fmodf(x, y);
+    return r != 0.0f && ((r < 0.0f) != (y < 0.0f)) ? r + y : r;
+  }
+  case BinaryOp::kFmod:
+    return fmodf(x, y);
   }
   return 0.0f;
 }
@@ -212,6 +218,15 @@ template <typename T> struct IntBinary {
       return y < x ? y : x;
     case BinaryOp::kMaximum:
       return x < y ? y : x;
+    case BinaryOp::kMod:
+    case BinaryOp::kFmod: {
+      if (y == 0 || y == T(-1))
+        return 0;
+      T r = x % y;
+      return op == BinaryOp::kMod && r != 0 && ((r < 0) != (y < 0))
+                 ? static_cast<T>(r + y)
+                 : r;
+    }
     case BinaryOp::kDiv: // rejected on the host
       break;
     }

@@ -156,6 +156,10 @@ double referenceBinary(BinaryOp op, double a, double b) {
     return std::min(a, b);
   case BinaryOp::kMaximum:
     return std::max(a, b);
+  case BinaryOp::kMod:
+    return a - b * std::floor(a / b);
+  case BinaryOp::kFmod:
+    return std::fmod(a, b);
   }
   return 0;
 }
@@ -203,7 +207,24 @@ INSTANTIATE_TEST_SUITE_P(
                       BinaryCase{BinaryOp::kMinimum, {2, 3, 4}, {3, 1}},
                       BinaryCase{BinaryOp::kMinimum, {}, {5}},
                       BinaryCase{BinaryOp::kMaximum, {2, 5}, {2, 5}},
-                      BinaryCase{BinaryOp::kMaximum, {4, 1}, {1, 6}}));
+                      BinaryCase{BinaryOp::kMaximum, {4, 1}, {1, 6}},
+                      BinaryCase{BinaryOp::kMod, {2, 3}, {3}},
+                      BinaryCase{BinaryOp::kFmod, {4, 1}, {1, 6}}));
+
+// mod takes the divisor's sign, fmod the dividend's; integers by 0 give 0.
+TEST(Binary, ModSigns) {
+  F32 a({4}, {5.5f, -5.5f, 5.5f, -5.5f}), b({4}, {2.0f, 2.0f, -2.0f, -2.0f});
+  F32 mod({4}), fmod({4});
+  HETC_ASSERT_OK(cpu::binary(BinaryOp::kMod, a.view(), b.view(), mod.view()));
+  HETC_ASSERT_OK(cpu::binary(BinaryOp::kFmod, a.view(), b.view(), fmod.view()));
+  EXPECT_EQ(mod.v, (std::vector<float>{1.5f, 0.5f, -0.5f, -1.5f}));
+  EXPECT_EQ(fmod.v, (std::vector<float>{1.5f, -1.5f, 1.5f, -1.5f}));
+  I64 ia({5}, {7, -7, 7, -7, 7}), ib({5}, {3, 3, -3, -3, 0}), io({5});
+  HETC_ASSERT_OK(cpu::binary(BinaryOp::kMod, ia.view(), ib.view(), io.view()));
+  EXPECT_EQ(io.v, (std::vector<int64_t>{1, 2, -2, -1, 0}));
+  HETC_ASSERT_OK(cpu::binary(BinaryOp::kFmod, ia.view(), ib.view(), io.view()));
+  EXPECT_EQ(io.v, (std::vector<int64_t>{1, -1, 1, -1, 0}));
+}
 
 TEST(Binary, MinimumMaximumValues) {
   float nan = std::numeric_limits<float>::quiet_NaN();

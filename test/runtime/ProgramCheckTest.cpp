@@ -288,7 +288,7 @@ TEST(KernelRegistry, CoversTheLoweredKernels) {
        {"adamw", "add", "attention", "attention_grad", "concat", "copy",
         "cross_entropy", "cross_entropy_grad", "div", "gather", "gather_grad",
         "gelu", "gelu_grad", "global_norm", "layer_norm", "layer_norm_grad",
-        "matmul", "minimum", "maximum", "mul", "neg", "reduce_sum",
+        "matmul", "minimum", "maximum", "mod", "fmod", "mul", "neg", "reduce_sum",
         "reduce_mean", "reduce_max", "rms_norm", "rms_norm_grad", "sgd",
         "silu", "silu_grad", "slice", "slice_grad", "transpose", "broadcast",
         "cast", "where", "equal", "trilu", "softmax", "softmax_grad",

@@ -1,7 +1,7 @@
 //===- ElementwiseOps.cpp - elementwise ONNX ops to hetg
 //-------------------===//
 //
-// Add Sub Mul Div Pow Equal Max Min Clip, the unary math ops, Where, Cast,
+// Add Sub Mul Div Mod Pow Equal Max Min Clip, the unary math ops, Where, Cast,
 // CastLike, and the ops that pass their input through (Identity, Dropout
 // outside training).
 //
@@ -55,6 +55,21 @@ LogicalResult convertPow(NodeContext &ctx) {
   if (failed(cast))
     return failure();
   return ctx.bindResult(ctx.create<hetg::PowOp>(base, *cast));
+}
+
+/// Mod: fmod = 0 (the default) takes the divisor's sign and ONNX defines it
+/// for integers only; fmod = 1 takes the dividend's.
+LogicalResult convertMod(NodeContext &ctx) {
+  FailureOr<int64_t> fmod = ctx.intAttr("fmod", 0);
+  if (failed(fmod))
+    return failure();
+  Value x = ctx.input(0), y = ctx.input(1);
+  if (*fmod)
+    return ctx.bindResult(ctx.create<hetg::FmodOp>(x, y));
+  if (llvm::isa<FloatType>(NodeContext::typeOf(x).getElementType()))
+    return ctx.emitError() << "fmod=0 on floats is not defined by ONNX; "
+                           << "export it with fmod=1 (torch.fmod)";
+  return ctx.bindResult(ctx.create<hetg::ModOp>(x, y));
 }
 
 /// Max and Min of any number of inputs, folded left pairwise.
@@ -203,6 +218,7 @@ void addElementwiseConverters(OpTable &table) {
   table["Erf"] = {convertUnary<hetg::ErfOp>, 1, 1};
   table["Sigmoid"] = {convertUnary<hetg::SigmoidOp>, 1, 1};
   table["Relu"] = {convertUnary<hetg::ReluOp>, 1, 1};
+  table["Mod"] = {convertMod, 2, 2};
   table["Max"] = {convertVariadic<hetg::MaximumOp>, 1, kManyInputs};
   table["Min"] = {convertVariadic<hetg::MinimumOp>, 1, kManyInputs};
   table["Clip"] = {convertClip, 1, 3};

@@ -32,7 +32,7 @@ struct OpConverter {
 
 using OpTable = llvm::StringMap<OpConverter>;
 
-/// Add Sub Mul Div Pow Equal Max Min Clip, the unary math ops, Where, Cast,
+/// Add Sub Mul Div Mod Pow Equal Max Min Clip, the unary math ops, Where, Cast,
 /// CastLike, Identity, Dropout.
 void addElementwiseConverters(OpTable &table);
 /// Transpose Reshape Flatten Squeeze Unsqueeze Expand Shape Constant

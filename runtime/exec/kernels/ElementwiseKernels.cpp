@@ -141,6 +141,8 @@ void registerElementwiseKernels(KernelRegistry &r) {
   mustAdd(r, elementwise("pow", 2, runBinary<BinaryOp::kPow>));
   mustAdd(r, elementwise("minimum", 2, runBinary<BinaryOp::kMinimum>));
   mustAdd(r, elementwise("maximum", 2, runBinary<BinaryOp::kMaximum>));
+  mustAdd(r, elementwise("mod", 2, runBinary<BinaryOp::kMod>));
+  mustAdd(r, elementwise("fmod", 2, runBinary<BinaryOp::kFmod>));
   mustAdd(r, elementwise("equal", 2, runEqual));
   mustAdd(r, elementwise("where", 3, runWhere));
   mustAdd(r, elementwise("cast", 1, runCast, {{"to", AttrKind::kString}}));

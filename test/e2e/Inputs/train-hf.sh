@@ -17,7 +17,7 @@ case $optimizer in
        tolerance=(--loss-rtol 1e-5 --param-rtol 1e-5 --param-atol 1e-3) ;;
   adamw) update=(--optimizer adamw --lr 1e-3 --weight-decay 0.1)
          tolerance=(--loss-rtol 1e-5 --param-rtol 1e-3 --param-atol 5e-2
-                    --state-rtol 1e-2 --state-atol 1e-5) ;;
+                    --state-rtol 1e-2 --state-atol 1e-5 --zero-grad-rms 1e-10) ;;
 esac
 
 run=$dir/$(basename "$model" .onnx)-$optimizer
