@@ -61,6 +61,16 @@ TEST(ResolveReshape, RejectsIndivisibleCount) {
   EXPECT_TRUE(mlir::failed(resolveReshape({7}, {2, -1}, &error)));
 }
 
+TEST(ResolveReshape, AllowZeroMakesEmptyDimensions) {
+  auto result = resolveReshape({0, 3}, {3, 0}, nullptr, /*allowZero=*/true);
+  ASSERT_TRUE(mlir::succeeded(result));
+  EXPECT_EQ(*result, shapeOf({3, 0}));
+  std::string error;
+  EXPECT_TRUE(mlir::failed(
+      resolveReshape({0, 3}, {0, -1}, &error, /*allowZero=*/true)));
+  EXPECT_EQ(error, "shape has both -1 and 0 entries, which allowzero forbids");
+}
+
 TEST(Slice, ClampsAndCountsFromTheEnd) {
   EXPECT_EQ(slicedSize(16, 0, INT64_MAX, 1), 16);
   EXPECT_EQ(slicedSize(16, -4, INT64_MAX, 1), 4);

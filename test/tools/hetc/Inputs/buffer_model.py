@@ -4,7 +4,7 @@ logits = Where(keep, Gather(emb, input_ids) * rot, pad) @ head + head_bias.
 holds -inf (never trainable), `keep` is bool; emb [16, 8], head [8, 16] and
 head_bias [16] are float weights.
 
-usage: buffer_model.py OUT.onnx
+usage: buffer_model.py OUT.onnx [BUFFERS_JSON]   (default ["rot"])
 """
 import json
 import sys
@@ -14,7 +14,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
-def main(out):
+def main(out, buffers=json.dumps(["rot"])):
     rng = np.random.default_rng(0)
     tensors = {
         "emb": rng.standard_normal((16, 8)).astype(np.float32),
@@ -35,7 +35,7 @@ def main(out):
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 4, 16])],
         initializer=[numpy_helper.from_array(v, k) for k, v in tensors.items()])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    helper.set_model_props(model, {"hetc.buffers": json.dumps(["rot"])})
+    helper.set_model_props(model, {"hetc.buffers": buffers})
     onnx.checker.check_model(model)
     onnx.save(model, out)
 
