@@ -181,17 +181,30 @@ GraphImporter::declareInitializers(const TrainableInitializers &trainable) {
     Location loc = nameLoc(name);
     std::string what = "initializer '" + name + "'";
     std::optional<std::string> frozen = trainable.frozenReason(name);
-    // Values are read where weights are, and whenever they are inside the
-    // model file: a frozen weight may fold, and a non-finite one is frozen.
+    // A non-finite weight is frozen whatever the flags: its values are
+    // checked where weights are read, and inside the model file otherwise.
+    // A frozen weight is read even then, since it may fold.
     bool external = tensor.data_location() == onnx::TensorProto::EXTERNAL;
     std::optional<TensorData> data;
-    if (loadWeights || !external) {
+    if (loadWeights) {
       FailureOr<TensorData> read = tensors.read(tensor, loc, what);
       if (failed(read))
         return failure();
       data = std::move(*read);
       if (data->hasNonFinite())
         frozen = kNonFiniteReason.str();
+    } else if (!external) {
+      FailureOr<bool> nonFinite = tensors.holdsNonFinite(tensor, loc, what);
+      if (failed(nonFinite))
+        return failure();
+      if (*nonFinite)
+        frozen = kNonFiniteReason.str();
+      if (frozen) {
+        FailureOr<TensorData> read = tensors.read(tensor, loc, what);
+        if (failed(read))
+          return failure();
+        data = std::move(*read);
+      }
     }
     if (frozen) {
       if (failed(declareFrozen(tensor, loc, std::move(data), *frozen)))

@@ -244,10 +244,9 @@ bool anyExponentAllOnes(llvm::ArrayRef<char> bytes, int mantissaBits,
   }
   return false;
 }
-} // namespace
 
-bool TensorData::hasNonFinite() const {
-  Type element = type.getElementType();
+/// Whether a float element of `bytes` (host order) is an infinity or a NaN.
+bool anyNonFinite(Type element, llvm::ArrayRef<char> bytes) {
   if (element.isF32())
     return anyExponentAllOnes<uint32_t>(bytes, 23, 8);
   if (element.isF64())
@@ -257,6 +256,30 @@ bool TensorData::hasNonFinite() const {
   if (element.isBF16())
     return anyExponentAllOnes<uint16_t>(bytes, 7, 8);
   return false;
+}
+} // namespace
+
+bool TensorData::hasNonFinite() const {
+  return anyNonFinite(type.getElementType(), bytes);
+}
+
+FailureOr<bool> TensorReader::holdsNonFinite(const TensorProto &tensor,
+                                             Location loc,
+                                             llvm::StringRef what) {
+  FailureOr<RankedTensorType> type = tensorType(tensor, loc, what);
+  if (failed(type))
+    return failure();
+  // Raw data is little-endian: scanned where it lies, not copied.
+  const std::string &raw = tensor.raw_data();
+  if (tensor.data_location() != TensorProto::EXTERNAL &&
+      tensor.has_raw_data() && llvm::sys::IsLittleEndianHost &&
+      int64_t(raw.size()) == type->getNumElements() *
+                                 storageByteWidth(type->getElementType()))
+    return anyNonFinite(type->getElementType(), raw);
+  FailureOr<TensorData> data = read(tensor, loc, what);
+  if (failed(data))
+    return failure();
+  return data->hasNonFinite();
 }
 
 TensorReader::TensorReader(llvm::StringRef modelPath)

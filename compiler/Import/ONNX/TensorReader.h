@@ -80,6 +80,11 @@ public:
   /// Reads `tensor`; `what` names it in messages ("initializer 'w'").
   mlir::FailureOr<TensorData> read(const onnx::TensorProto &tensor,
                                    mlir::Location loc, llvm::StringRef what);
+  /// Whether a float element of `tensor` is an infinity or a NaN, without
+  /// copying raw data held in the model.
+  mlir::FailureOr<bool> holdsNonFinite(const onnx::TensorProto &tensor,
+                                       mlir::Location loc,
+                                       llvm::StringRef what);
 
 private:
   mlir::FailureOr<llvm::ArrayRef<char>>
