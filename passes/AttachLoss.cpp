@@ -37,8 +37,9 @@ std::optional<unsigned> findNamedArgument(func::FuncOp func, StringRef name) {
 
 /// Attaches the loss; `tokens` > 0 divides the summed token loss by it
 /// instead of by this function's own batch * seq (a micro-batch's share of
-/// the mean over the global batch).
-LogicalResult attachLoss(func::FuncOp func, int64_t tokens) {
+/// the mean over the global batch). `keepLogits` returns the logits after
+/// the loss.
+LogicalResult attachLoss(func::FuncOp func, int64_t tokens, bool keepLogits) {
   TypeRange results = func.getResultTypes();
   if (results.size() == 1 && isScalarFloat(results.front())) {
     // The model computes its own loss, a mean we cannot rescale safely.
@@ -115,13 +116,19 @@ LogicalResult attachLoss(func::FuncOp func, int64_t tokens) {
     loss = CrossEntropyOp::create(builder, loc, flatLogits, flatLabels,
                                   LossReduction::mean, IntegerAttr());
   }
-  terminator->setOperands(loss);
-  func.setType(
-      FunctionType::get(context, func.getArgumentTypes(), {loss.getType()}));
-  func.setResultAttrs(
-      0, DictionaryAttr::get(
-             context, {NamedAttribute(StringAttr::get(context, kNameAttr),
-                                      StringAttr::get(context, "loss"))}));
+  DictionaryAttr logitsAttrs = func.getResultAttrDict(0);
+  SmallVector<Value> returned = {loss};
+  if (keepLogits)
+    returned.push_back(terminator->getOperand(0));
+  terminator->setOperands(returned);
+  func.setType(FunctionType::get(context, func.getArgumentTypes(),
+                                 ValueRange(returned).getTypes()));
+  SmallVector<DictionaryAttr> resultAttrs = {DictionaryAttr::get(
+      context, {NamedAttribute(StringAttr::get(context, kNameAttr),
+                               StringAttr::get(context, "loss"))})};
+  if (keepLogits)
+    resultAttrs.push_back(logitsAttrs);
+  func.setAllResultAttrs(resultAttrs);
   return success();
 }
 
@@ -130,7 +137,7 @@ struct HetgAttachLossPass : hetc::impl::HetgAttachLossBase<HetgAttachLossPass> {
 
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal() && failed(attachLoss(func, tokens)))
+      if (!func.isExternal() && failed(attachLoss(func, tokens, keepLogits)))
         return signalPassFailure();
   }
 };

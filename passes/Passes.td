@@ -111,11 +111,16 @@ def HetgAttachLoss : Pass<"hetg-attach-loss", "mlir::ModuleOp"> {
     and multiplied by `1 / N` (N = B * T of the global batch), so that the
     losses and gradients of all micro-batches add up to those of the mean
     over the global batch.
+
+    With `keep-logits` the function returns the loss and then the logits
+    (a forward-only step that reports both).
   }];
   let options = [
     Option<"tokens", "tokens", "int64_t", /*default=*/"0",
            "Tokens of the global batch the summed loss is divided by "
-           "(0: this function's batch * seq, a plain mean)">
+           "(0: this function's batch * seq, a plain mean)">,
+    Option<"keepLogits", "keep-logits", "bool", /*default=*/"false",
+           "Return the logits as a second result after the loss">
   ];
   let dependentDialects = ["::hetc::hetg::HetGraphDialect"];
 }

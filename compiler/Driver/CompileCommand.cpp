@@ -104,6 +104,14 @@ cl::opt<double> clipNorm(
     cl::init(0.0),
     cl::desc("Clip the global gradient norm to this value (default 0: off)"));
 
+cl::opt<bool> forwardOnly(
+    "forward-only", cl::sub(compileSubcommand), cl::cat(compileCategory),
+    cl::desc("Write a package that runs the forward pass only, on one "
+             "device: each step computes the batch's loss and the logits "
+             "and updates nothing (`hetrun --outputs` saves the logits); "
+             "for evaluation and for checking outputs against another "
+             "runtime"));
+
 cl::opt<bool> untieWeights(
     "untie-weights", cl::sub(compileSubcommand), cl::cat(compileCategory),
     cl::desc("Give every use of a shared weight initializer its own "
@@ -336,6 +344,9 @@ int runCompile() {
   if (!clusterPath.empty() && numDevices != 1)
     return usageError("give --cluster or --devices, not both");
   distributed |= !clusterPath.empty();
+  if (forwardOnly && (distributed || recomputeSegments != "none"))
+    return usageError("--forward-only compiles for one device, without "
+                      "--plan, --cluster, --devices or --recompute");
   FailureOr<DeviceMemorySpec> memory = parseDeviceMemory(deviceMemory);
   if (failed(memory))
     return usageError("--device-memory must be SIZE or DEVICE=SIZE,... with "
@@ -433,9 +444,10 @@ int runCompile() {
                    << "--precision applies to models\n";
       return kExitFailure;
     }
-    if (distributed) {
+    if (distributed || forwardOnly) {
       llvm::errs() << kPrefix << "error: the input is already a train step; "
-                   << "only a model can be distributed over a plan\n";
+                   << "only a model can be distributed over a plan or "
+                   << "compiled --forward-only\n";
       return kExitFailure;
     }
     progress("the input is already a train step (it stores globals); "
@@ -472,12 +484,18 @@ int runCompile() {
           planner::precisionName(
               precision->value_or(planner::Precision::BF16))
               .str();
-      if (failed(buildGradientStep(module, options, progress)))
-        return kExitFailure;
-      progress("add the " + optimizerKind + " update");
-      if (failed(runPipeline(module, "hetg-optimizer{" + update +
-                                         "},canonicalize,cse")))
-        return kExitFailure;
+      if (forwardOnly) {
+        if (failed(buildForwardStep(module, options, progress)) ||
+            failed(runPipeline(module, "canonicalize,cse")))
+          return kExitFailure;
+      } else {
+        if (failed(buildGradientStep(module, options, progress)))
+          return kExitFailure;
+        progress("add the " + optimizerKind + " update");
+        if (failed(runPipeline(module, "hetg-optimizer{" + update +
+                                           "},canonicalize,cse")))
+          return kExitFailure;
+      }
     }
     vocabSize = findVocabSize(module);
   }
@@ -498,8 +516,11 @@ int runCompile() {
   settings.globalBatch = globalBatch;
   settings.seqLen = seqLength;
   settings.vocabSize = vocabSize;
-  settings.optimizer = {optimizerKind, learningRate, weightDecay, beta1,
-                        beta2,         epsilon,      clipNorm};
+  if (forwardOnly)
+    settings.optimizer.kind = "none";
+  else
+    settings.optimizer = {optimizerKind, learningRate, weightDecay, beta1,
+                          beta2,         epsilon,      clipNorm};
   settings.initializers = std::move(initializers);
   if (plan)
     settings.planJson = planner::printPlan(*plan);

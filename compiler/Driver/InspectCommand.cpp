@@ -116,11 +116,15 @@ int runInspect() {
                << manifest.global_batch() << " x seq " << manifest.seq_len()
                << ", vocab " << manifest.vocab_size() << "\n";
   const pkg::Optimizer &opt = manifest.optimizer();
-  llvm::outs() << "optimizer " << opt.kind()
-               << llvm::format(": lr %g, weight_decay %g, betas (%g, %g), eps "
-                               "%g, clip_norm %g\n",
-                               opt.lr(), opt.weight_decay(), opt.beta1(),
-                               opt.beta2(), opt.eps(), opt.clip_norm());
+  if (opt.kind() == "none")
+    llvm::outs() << "optimizer none: forward only (hetc compile "
+                    "--forward-only)\n";
+  else
+    llvm::outs() << "optimizer " << opt.kind()
+                 << llvm::format(": lr %g, weight_decay %g, betas (%g, %g), "
+                                 "eps %g, clip_norm %g\n",
+                                 opt.lr(), opt.weight_decay(), opt.beta1(),
+                                 opt.beta2(), opt.eps(), opt.clip_norm());
   if (manifest.has_initializers())
     printInitializerSummary(summarizeInitializers(manifest), "", llvm::outs());
   for (const std::string &file :

@@ -83,9 +83,11 @@ lowerPrecision(ModuleOp module, const GradientStepOptions &options,
   return runPipeline(module, pipeline + "}");
 }
 
-LogicalResult
-buildGradientStep(ModuleOp module, const GradientStepOptions &options,
-                  llvm::function_ref<void(const Twine &)> progress) {
+/// Specializes the model to the batch and attaches its loss.
+static LogicalResult
+specializeWithLoss(ModuleOp module, const GradientStepOptions &options,
+                   bool keepLogits,
+                   llvm::function_ref<void(const Twine &)> progress) {
   progress("simplify to batch " + Twine(options.batch) + ", sequence " +
            Twine(options.seq));
   PassManager simplify(module.getContext());
@@ -97,8 +99,25 @@ buildGradientStep(ModuleOp module, const GradientStepOptions &options,
     return failure();
 
   progress("attach the loss");
-  if (failed(runPipeline(module, "hetg-attach-loss{tokens=" +
-                                     std::to_string(options.lossTokens) + "}")))
+  return runPipeline(module, "hetg-attach-loss{tokens=" +
+                                 std::to_string(options.lossTokens) +
+                                 (keepLogits ? " keep-logits=true" : "") + "}");
+}
+
+LogicalResult
+buildForwardStep(ModuleOp module, const GradientStepOptions &options,
+                 llvm::function_ref<void(const Twine &)> progress) {
+  if (failed(specializeWithLoss(module, options, /*keepLogits=*/true,
+                                progress)))
+    return failure();
+  return lowerPrecision(module, options, progress);
+}
+
+LogicalResult
+buildGradientStep(ModuleOp module, const GradientStepOptions &options,
+                  llvm::function_ref<void(const Twine &)> progress) {
+  if (failed(specializeWithLoss(module, options, /*keepLogits=*/false,
+                                progress)))
     return failure();
   bool recompute = options.recompute != "none";
   if (recompute || options.segment) {

@@ -44,6 +44,13 @@ mlir::LogicalResult
 buildGradientStep(mlir::ModuleOp module, const GradientStepOptions &options,
                   llvm::function_ref<void(const llvm::Twine &)> progress);
 
+/// Specializes the imported `module` to `batch` x `seq` and attaches the
+/// loss, keeping the logits: the function returns the loss, then the
+/// logits (a forward-only step).
+mlir::LogicalResult
+buildForwardStep(mlir::ModuleOp module, const GradientStepOptions &options,
+                 llvm::function_ref<void(const llvm::Twine &)> progress);
+
 } // namespace hetc::driver
 
 #endif // HETC_COMPILER_DRIVER_TRAINSTEP_H

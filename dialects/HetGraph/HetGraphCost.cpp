@@ -102,6 +102,12 @@ int64_t GatherOp::bytesMoved() {
   // The indices, the selected rows, and the result.
   return storageBytes(getIndices().getType()) + 2 * storageBytes(getType());
 }
+int64_t ScatterNDOp::flops() { return elements(getUpdates()); }
+int64_t ScatterNDOp::bytesMoved() {
+  // The copy of the data, then the indices and updates read and written.
+  return 2 * storageBytes(getType()) + storageBytes(getIndices().getType()) +
+         2 * storageBytes(getUpdates().getType());
+}
 int64_t CastOp::flops() { return 0; }
 int64_t TriluOp::flops() { return 0; }
 int64_t ShapeOp::flops() { return 0; }

@@ -29,4 +29,18 @@ def HetG_LossReduction : I32EnumAttr<"LossReduction",
 def HetG_LossReductionAttr
     : EnumAttr<HetGraph_Dialect, HetG_LossReduction, "loss_reduction">;
 
+def HetG_ScatterReduction : I32EnumAttr<"ScatterReduction",
+    "how scattered updates combine with the elements they land on", [
+      I32EnumAttrCase<"none", 0>,
+      I32EnumAttrCase<"add", 1>,
+      I32EnumAttrCase<"mul", 2>,
+      I32EnumAttrCase<"max", 3>,
+      I32EnumAttrCase<"min", 4>
+    ]> {
+  let cppNamespace = "::hetc::hetg";
+  let genSpecializedAttr = 0;
+}
+def HetG_ScatterReductionAttr
+    : EnumAttr<HetGraph_Dialect, HetG_ScatterReduction, "scatter_reduction">;
+
 #endif // HETC_DIALECT_HETGRAPH_ENUMS

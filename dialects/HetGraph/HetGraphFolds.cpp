@@ -387,6 +387,53 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   return gatherElements(*data, shape, sources);
 }
 
+/// `target` combined with `update` as `reduction` says.
+template <typename T>
+static T scatterCombine(ScatterReduction reduction, T target, T update) {
+  switch (reduction) {
+  case ScatterReduction::none: return update;
+  case ScatterReduction::add: return target + update;
+  case ScatterReduction::mul: return target * update;
+  case ScatterReduction::max: return std::max(target, update);
+  case ScatterReduction::min: return std::min(target, update);
+  }
+  return update;
+}
+
+OpFoldResult ScatterNDOp::fold(FoldAdaptor adaptor) {
+  std::optional<ConstantValues> data = readConstant(adaptor.getData());
+  std::optional<ConstantValues> indices = readConstant(adaptor.getIndices());
+  std::optional<ConstantValues> updates = readConstant(adaptor.getUpdates());
+  if (!data || !indices || !updates)
+    return {};
+  ArrayRef<int64_t> shape = data->type.getShape();
+  int64_t depth = indices->type.getShape().back();
+  int64_t slice = staticElementCount(shape.drop_front(depth)).value_or(0);
+  int64_t tuples =
+      staticElementCount(indices->type.getShape().drop_back()).value_or(0);
+  ConstantValues result = *data;
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t offset = 0;
+    for (int64_t j = 0; j < depth; ++j) {
+      int64_t index = indices->ints[t * depth + j];
+      index += index < 0 ? shape[j] : 0;
+      if (index < 0 || index >= shape[j])
+        return {}; // Out of range: leave it for the runtime to report.
+      offset = offset * shape[j] + index;
+    }
+    for (int64_t e = 0; e < slice; ++e) {
+      int64_t to = offset * slice + e, from = t * slice + e;
+      if (result.isFloat)
+        result.floats[to] = scatterCombine(getReduction(), result.floats[to],
+                                           updates->floats[from]);
+      else
+        result.ints[to] = scatterCombine(getReduction(), result.ints[to],
+                                         updates->ints[from]);
+    }
+  }
+  return writeConstant(result.type, result);
+}
+
 //===----------------------------------------------------------------------===//
 // Shape computation
 //===----------------------------------------------------------------------===//

@@ -369,6 +369,37 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   return success();
 }
 
+LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  RankedTensorType data = rankedType(adaptor.getData());
+  RankedTensorType indices = rankedType(adaptor.getIndices());
+  RankedTensorType updates = rankedType(adaptor.getUpdates());
+  if (updates.getElementType() != data.getElementType())
+    return emitOptionalError(loc, "'hetg.scatter_nd' updates ", updates,
+                             " and data ", data, " differ in element type");
+  if (indices.getRank() < 1 ||
+      (!indices.isDynamicDim(indices.getRank() - 1) &&
+       indices.getShape().back() > data.getRank()))
+    return emitOptionalError(loc, "'hetg.scatter_nd' indices ", indices,
+                             " must end in a dimension of at most the rank of "
+                             "the data ",
+                             data);
+  types.push_back(data);
+  // The index depth, known once shapes are specialized, fixes the updates'.
+  if (indices.isDynamicDim(indices.getRank() - 1))
+    return success();
+  Shape expected(indices.getShape().drop_back());
+  llvm::append_range(expected,
+                     data.getShape().drop_front(indices.getShape().back()));
+  if (!verifyCompatibleShape(expected, updates.getShape()).succeeded())
+    return emitOptionalError(loc, "'hetg.scatter_nd' updates ", updates,
+                             " must have shape ", formatShape(expected),
+                             " (indices[:-1] + data[k:])");
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions and normalization
 //===----------------------------------------------------------------------===//

@@ -418,6 +418,35 @@ def HetG_GatherOp : HetG_InferredOp<"gather", [HetG_Differentiable]> {
   let extraClassDeclaration = "int64_t bytesMoved();";
 }
 
+def HetG_ScatterNDOp : HetG_InferredOp<"scatter_nd"> {
+  let summary = "Writes slices at multi-indices (ONNX ScatterND)";
+  let description = [{
+    The result is `data` with, for each index tuple `indices[i..., :]` (its
+    last dimension `k` indexes the first `k` dimensions of `data`; negative
+    entries count from the end), the slice there replaced by
+    `updates[i..., ...]` or combined with it by `reduction`. `updates` has
+    shape `indices.shape[:-1] + data.shape[k:]`. With `none`, repeated
+    indices leave one of their updates (ONNX leaves which undefined); the
+    reductions apply the updates in index order. Not differentiable: exports
+    use it to build masks, which do not depend on parameters.
+
+    ```mlir
+    %m = hetg.scatter_nd %mask[%idx], %rows <{reduction = #hetg<scatter_reduction none>}>
+        : tensor<2x1x16x16xf32>, tensor<2x1xi64>, tensor<2x1x16x16xf32>
+    ```
+  }];
+  let arguments = (ins HetG_NumericTensor:$data, HetG_IndexTensor:$indices,
+                       HetG_NumericTensor:$updates,
+                       HetG_ScatterReductionAttr:$reduction);
+  let results = (outs HetG_NumericTensor:$result);
+  let assemblyFormat = [{
+    $data `[` $indices `]` `,` $updates prop-dict attr-dict `:` type($data) `,`
+    type($indices) `,` type($updates)
+  }];
+  let hasFolder = 1;
+  let extraClassDeclaration = "int64_t bytesMoved();";
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions and normalization
 //===----------------------------------------------------------------------===//

@@ -1,8 +1,8 @@
-//===- GatherShape.h - shape checks of gather and embedding -----*- C++ -*-===//
+//===- GatherShape.h - shape checks of gather, scatter, embedding *- C++ -*-===//
 //
-// data is viewed as [outer, dim, inner] around the axis and indices as a flat
-// list of `count`; out is [outer, count, inner]. Index values are the
-// backends' to check (the GPU's stay on the device).
+// Gather: data is viewed as [outer, dim, inner] around the axis and indices
+// as a flat list of `count`; out is [outer, count, inner]. Index values are
+// the backends' to check (the GPU's stay on the device).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +24,19 @@ struct GatherLayout {
 Status planGather(const char *name, const TensorView &data,
                   const TensorView &indices, int64_t axis,
                   const TensorView &out, GatherLayout *layout);
+
+/// ScatterND: indices [..., depth] address the first `depth` dimensions of
+/// data; each of the `tuples` index tuples writes `slice` elements.
+struct ScatterNDLayout {
+  int64_t depth = 0, tuples = 0, slice = 1;
+  Shape dims; // data's first `depth` dimensions
+};
+
+/// Checks data, indices (i64 or i32), updates (indices[:-1] + data[depth:])
+/// and out (data's dtype and shape).
+Status planScatterND(const char *name, const TensorView &data,
+                     const TensorView &indices, const TensorView &updates,
+                     const TensorView &out, ScatterNDLayout *layout);
 
 /// Checks the table is [V, E] and the ids are i64 or i32 with data: gather's
 /// checks worded for token ids.

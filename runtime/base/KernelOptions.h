@@ -27,6 +27,10 @@ struct CrossEntropyOptions {
   int64_t ignoreIndex = -100; // torch's default; such labels contribute 0
 };
 
+// How ScatterND combines an update with the element it lands on; kNone
+// replaces it.
+enum class ScatterReduction { kNone, kAdd, kMul, kMax, kMin };
+
 // ONNX Slice. `axes` empty means 0, 1, ..., starts.size()-1; `steps` empty
 // means all 1. Negative starts/ends count from the end; they then clamp to
 // [0, dim] for positive steps and to [0, dim-1] / [-1, dim-1] for negative

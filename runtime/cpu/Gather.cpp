@@ -10,6 +10,7 @@
 #include "runtime/base/GatherShape.h"
 #include "runtime/cpu/internal/Parallel.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace hetc::runtime::cpu {
@@ -94,6 +95,90 @@ Status gatherBackward(const TensorView &dout, const TensorView &indices,
     }
   });
   return okStatus();
+}
+
+namespace {
+
+template <typename T> T combine(ScatterReduction reduction, T target, T update) {
+  switch (reduction) {
+  case ScatterReduction::kNone: return update;
+  case ScatterReduction::kAdd: return target + update;
+  case ScatterReduction::kMul: return target * update;
+  case ScatterReduction::kMax: return std::max(target, update);
+  case ScatterReduction::kMin: return std::min(target, update);
+  }
+  return update;
+}
+
+// Each slice element takes its updates in index order; elements are
+// independent, so they run in parallel.
+template <typename T>
+void scatterCombine(const TensorView &updates, ScatterReduction reduction,
+                    const std::vector<int64_t> &offsets, int64_t slice,
+                    const TensorView &out) {
+  const T *u = updates.as<T>();
+  T *o = out.as<T>();
+  parallelFor(slice, 4096, [&](int64_t b, int64_t e) {
+    for (size_t t = 0; t < offsets.size(); ++t)
+      for (int64_t k = b; k < e; ++k)
+        o[offsets[t] + k] = combine(reduction, o[offsets[t] + k],
+                                    u[static_cast<int64_t>(t) * slice + k]);
+  });
+}
+
+} // namespace
+
+Status scatterND(const TensorView &data, const TensorView &indices,
+                 const TensorView &updates, ScatterReduction reduction,
+                 const TensorView &out) {
+  const char *name = "scatter_nd";
+  ScatterNDLayout l;
+  HETC_RETURN_IF_ERROR(
+      planScatterND(name, data, indices, updates, out, &l));
+  // Element offsets of each tuple's slice in out.
+  std::vector<int64_t> offsets(static_cast<size_t>(l.tuples));
+  for (int64_t t = 0; t < l.tuples; ++t) {
+    int64_t offset = 0;
+    for (int64_t j = 0; j < l.depth; ++j) {
+      int64_t i = t * l.depth + j;
+      int64_t v = indices.dtype == DType::kI64 ? indices.as<int64_t>()[i]
+                                               : indices.as<int32_t>()[i];
+      if (v < -l.dims[j] || v >= l.dims[j])
+        return outOfRange(name, ": index ", v, " of tuple ", t,
+                          " is out of range for dimension ", j, " of size ",
+                          l.dims[j]);
+      offset = offset * l.dims[j] + (v < 0 ? v + l.dims[j] : v);
+    }
+    offsets[t] = offset * l.slice;
+  }
+  if (out.data != data.data)
+    std::memcpy(out.data, data.data, data.byteSize());
+  if (reduction == ScatterReduction::kNone) {
+    size_t bytes = static_cast<size_t>(l.slice) * dtypeSize(data.dtype);
+    char *o = static_cast<char *>(out.data);
+    const char *u = static_cast<const char *>(updates.data);
+    for (int64_t t = 0; t < l.tuples; ++t)
+      std::memcpy(o + offsets[t] * dtypeSize(data.dtype), u + t * bytes, bytes);
+    return okStatus();
+  }
+  switch (data.dtype) {
+  case DType::kF32:
+    scatterCombine<float>(updates, reduction, offsets, l.slice, out);
+    return okStatus();
+  case DType::kF64:
+    scatterCombine<double>(updates, reduction, offsets, l.slice, out);
+    return okStatus();
+  case DType::kI64:
+    scatterCombine<int64_t>(updates, reduction, offsets, l.slice, out);
+    return okStatus();
+  case DType::kI32:
+    scatterCombine<int32_t>(updates, reduction, offsets, l.slice, out);
+    return okStatus();
+  default:
+    return invalidArgument(name, ": a reduction needs f32, f64, i64 or i32 "
+                                 "data, got ",
+                           data.describe());
+  }
 }
 
 namespace {

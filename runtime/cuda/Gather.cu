@@ -114,6 +114,49 @@ __global__ void scatterRunsKernel(const T *dout, const uint32_t *keys,
   }
 }
 
+// Dimensions a ScatterND tuple indexes, passed by value.
+constexpr int kMaxScatterDepth = 8;
+struct ScatterDims {
+  int64_t size[kMaxScatterDepth];
+};
+
+template <typename T>
+__device__ T combineScatter(ScatterReduction reduction, T target, T update) {
+  switch (reduction) {
+  case ScatterReduction::kAdd: return target + update;
+  case ScatterReduction::kMul: return target * update;
+  case ScatterReduction::kMax: return target < update ? update : target;
+  case ScatterReduction::kMin: return update < target ? update : target;
+  default: return update;
+  }
+}
+
+// Thread k owns element k of every slice and applies the tuples' updates
+// to it in index order; a tuple with an index out of range is skipped.
+template <typename T, typename I>
+__global__ void scatterNDKernel(const I *indices, const T *updates, T *out,
+                                ScatterDims dims, int depth, int64_t tuples,
+                                int64_t slice, ScatterReduction reduction) {
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       k < slice; k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    for (int64_t t = 0; t < tuples; ++t) {
+      int64_t offset = 0;
+      bool inRange = true;
+      for (int j = 0; j < depth; ++j) {
+        int64_t v = static_cast<int64_t>(indices[t * depth + j]);
+        if (v < 0)
+          v += dims.size[j];
+        inRange &= v >= 0 && v < dims.size[j];
+        offset = offset * dims.size[j] + v;
+      }
+      if (inRange) {
+        T &target = out[offset * slice + k];
+        target = combineScatter(reduction, target, updates[t * slice + k]);
+      }
+    }
+  }
+}
+
 // ---- host side (shape checks: runtime/base/GatherShape.h; index values stay
 // on the device)
 
@@ -257,6 +300,61 @@ Status gatherBackward(const TensorView &dout, const TensorView &indices,
     else
       args(scatterRunsKernel<T, 1>);
   });
+  return launchStatus(name);
+}
+
+Status scatterND(const TensorView &data, const TensorView &indices,
+                 const TensorView &updates, ScatterReduction reduction,
+                 const TensorView &out) {
+  const char *name = "scatter_nd";
+  ScatterNDLayout l;
+  HETC_RETURN_IF_ERROR(planScatterND(name, data, indices, updates, out, &l));
+  if (l.depth > kMaxScatterDepth)
+    return unimplemented(name, ": index tuples of at most ", kMaxScatterDepth,
+                         " entries are supported, got ", indices.describe());
+  cudaStream_t stream = currentStream();
+  if (out.data != data.data && data.byteSize() > 0)
+    HETC_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.data, data.data,
+                                              data.byteSize(),
+                                              cudaMemcpyDeviceToDevice, stream));
+  if (l.tuples == 0 || l.slice == 0)
+    return okStatus();
+  ScatterDims dims{};
+  for (int64_t j = 0; j < l.depth; ++j)
+    dims.size[j] = l.dims[j];
+  auto launch = [&](auto element) {
+    using T = decltype(element);
+    dispatchIndices(indices.dtype, [&](auto i) {
+      using I = decltype(i);
+      scatterNDKernel<T, I>
+          <<<std::min<int64_t>(blocksFor(l.slice, kCopyThreads),
+                               kMaxCopyBlocks),
+             kCopyThreads, 0, stream>>>(
+              static_cast<const I *>(indices.data),
+              static_cast<const T *>(updates.data), static_cast<T *>(out.data),
+              dims, static_cast<int>(l.depth), l.tuples, l.slice, reduction);
+    });
+  };
+  if (reduction == ScatterReduction::kNone) {
+    // Replacing moves bits: one unsigned type per element width.
+    switch (dtypeSize(data.dtype)) {
+    case 8: launch(uint64_t{}); break;
+    case 4: launch(uint32_t{}); break;
+    case 2: launch(uint16_t{}); break;
+    default: launch(uint8_t{}); break;
+    }
+    return launchStatus(name);
+  }
+  switch (data.dtype) {
+  case DType::kF32: launch(float{}); break;
+  case DType::kF64: launch(double{}); break;
+  case DType::kI64: launch(int64_t{}); break;
+  case DType::kI32: launch(int32_t{}); break;
+  default:
+    return invalidArgument(name, ": a reduction needs f32, f64, i64 or i32 "
+                                 "data, got ",
+                           data.describe());
+  }
   return launchStatus(name);
 }
 

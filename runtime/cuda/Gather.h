@@ -3,6 +3,7 @@
 #ifndef HETC_RUNTIME_CUDA_GATHER_H
 #define HETC_RUNTIME_CUDA_GATHER_H
 
+#include "runtime/base/KernelOptions.h"
 #include "runtime/base/Tensor.h"
 #include "runtime/cuda/Stream.h"
 
@@ -30,6 +31,14 @@ Status gather(const TensorView &data, const TensorView &indices, int64_t axis,
 // atomics.
 Status gatherBackward(const TensorView &dout, const TensorView &indices,
                       int64_t axis, const TensorView &ddata, bool accumulate);
+
+// ScatterND as runtime/cpu/Gather.h has it; a tuple with an index out of
+// range is skipped. One thread per slice element applies the updates in
+// index order (deterministic). Reductions: f32, f64, i64, i32; kNone also
+// bf16, f16 and bool.
+Status scatterND(const TensorView &data, const TensorView &indices,
+                 const TensorView &updates, ScatterReduction reduction,
+                 const TensorView &out);
 
 // An embedding lookup: gather on axis 0 of table [V, E]; ids of any shape,
 // out [ids..., E].

@@ -319,10 +319,21 @@ Status RankExecutor::runStep(int64_t step, const TokenLoader &data,
 
 Status RankExecutor::snapshot(hetc::pkg::BufferKind kind,
                               std::vector<NamedTensor> *tensors) const {
+  return copyOut(kind == hetc::pkg::PARAMETER  ? parameterBuffers_
+                 : kind == hetc::pkg::CONSTANT ? constantBuffers_
+                                               : stateBuffers_,
+                 tensors);
+}
+
+Status RankExecutor::outputs(std::vector<NamedTensor> *tensors) const {
+  return copyOut({program_->output_buffers().begin(),
+                  program_->output_buffers().end()},
+                 tensors);
+}
+
+Status RankExecutor::copyOut(const std::vector<int> &ids,
+                             std::vector<NamedTensor> *tensors) const {
   HETC_RETURN_IF_ERROR(device_->bind());
-  const std::vector<int> &ids = kind == hetc::pkg::PARAMETER ? parameterBuffers_
-                                : kind == hetc::pkg::CONSTANT ? constantBuffers_
-                                                              : stateBuffers_;
   tensors->clear();
   for (int id : ids) {
     const Buffer &buffer = program_->buffers(id);

@@ -102,6 +102,9 @@ public:
   /// flat state vector), those views instead. Checkpoints take these.
   Status snapshot(hetc::pkg::BufferKind kind,
                   std::vector<hetc::package::NamedTensor> *tensors) const;
+  /// Copies of the program's output buffers (a forward-only step's logits)
+  /// after the last step, by buffer name.
+  Status outputs(std::vector<hetc::package::NamedTensor> *tensors) const;
 
 private:
   /// A run of compute launches [begin, end), or one communication launch.
@@ -114,6 +117,8 @@ private:
   Status initialize();
   Status runSpan(int index);
   Status readLoss();
+  Status copyOut(const std::vector<int> &ids,
+                 std::vector<hetc::package::NamedTensor> *tensors) const;
   Status fillTokenInput(int64_t step, const TokenLoader &data,
                         const hetc::pkg::Buffer &buffer);
 

@@ -1,4 +1,5 @@
 // RUN: hetc-opt %s --split-input-file --hetg-attach-loss --verify-diagnostics | FileCheck %s
+// RUN: hetc-opt %s --split-input-file --hetg-attach-loss=keep-logits --verify-diagnostics | FileCheck %s --check-prefix=KEEP
 
 // A model returning logits [B, T, V] gets a labels input and returns the
 // mean token cross-entropy over all B * T tokens.
@@ -11,6 +12,13 @@
 // CHECK: %[[FLAT_LABELS:.*]] = hetg.reshape %[[LABELS]] : tensor<2x3xi64> -> tensor<6xi64>
 // CHECK: %[[LOSS:.*]] = hetg.cross_entropy %[[FLAT]], %[[FLAT_LABELS]] <{reduction = #hetg<loss_reduction mean>}> : tensor<6x5xf32>, tensor<6xi64>
 // CHECK: return %[[LOSS]] : tensor<f32>
+
+// keep-logits returns the logits, with their name, after the loss.
+// KEEP-LABEL: func.func @logits
+// KEEP-SAME: -> (tensor<f32> {hetg.name = "loss"}, tensor<2x3x5xf32> {hetg.name = "logits"})
+// KEEP: %[[Z:.*]] = hetg.gather
+// KEEP: %[[LOSS:.*]] = hetg.cross_entropy
+// KEEP: return %[[LOSS]], %[[Z]] : tensor<f32>, tensor<2x3x5xf32>
 ml_program.global private @table(dense<0.5> : tensor<7x5xf32>) : tensor<7x5xf32>
 func.func @logits(%ids: tensor<2x3xi64> {hetg.name = "input_ids"}) -> (tensor<2x3x5xf32> {hetg.name = "logits"}) {
   %t = ml_program.global_load_const @table : tensor<7x5xf32>
@@ -73,3 +81,4 @@ func.func @has_labels(%l: tensor<2x3xi64> {hetg.name = "labels"}, %z: tensor<2x3
 func.func @integer_logits(%z: tensor<2x3x5xi64>) -> tensor<2x3x5xi64> {
   return %z : tensor<2x3x5xi64>
 }
+

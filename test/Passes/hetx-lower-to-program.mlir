@@ -38,6 +38,30 @@ module {
 
 // -----
 
+// A forward-only step returns its loss and then its logits: the logits are
+// an output buffer named like the result.
+
+// CHECK-LABEL: hetx.program @rank0
+// CHECK-DAG: %[[Y:b[0-9]+]] = hetx.buffer {{[0-9]+}} "logits" activation
+// CHECK-DAG: %[[L:b[0-9]+]] = hetx.buffer {{[0-9]+}} "cross_entropy.{{[0-9]+}}" activation
+// CHECK: hetx.return %[[L]] : memref<f32> outputs(%[[Y]] : memref<2x4x3xf32>)
+module {
+  ml_program.global private @wte.weight(dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>) : tensor<3x2xf32>
+  func.func @main(%ids: tensor<2x4xi64> {hetg.name = "input_ids"},
+                  %labels: tensor<2x4xi64> {hetg.name = "labels"})
+      -> (tensor<f32> {hetg.name = "loss"}, tensor<2x4x3xf32> {hetg.name = "logits"}) {
+    %w = ml_program.global_load_const @wte.weight : tensor<3x2xf32>
+    %e = hetg.gather %w[%ids] <{axis = 0 : i64}> : tensor<3x2xf32>, tensor<2x4xi64>
+    %y = hetg.matmul %e, %w <{transpose_rhs}> : tensor<2x4x2xf32>, tensor<3x2xf32>
+    %r = hetg.reshape %y : tensor<2x4x3xf32> -> tensor<8x3xf32>
+    %l = hetg.reshape %labels : tensor<2x4xi64> -> tensor<8xi64>
+    %loss = hetg.cross_entropy %r, %l <{reduction = #hetg<loss_reduction mean>}> : tensor<8x3xf32>, tensor<8xi64>
+    return %loss, %y : tensor<f32>, tensor<2x4x3xf32>
+  }
+}
+
+// -----
+
 // A reshape is an alias of the buffer owning the bytes (of a reshape too),
 // with its kind; it costs no launch. A constant is a constant buffer holding
 // its value.

@@ -1,4 +1,4 @@
-//===- GatherTest.cpp - gather, embedding and their gradients --------------===//
+//===- GatherTest.cpp - gather, scatter_nd, embedding, gradients ----------===//
 
 #include "runtime/cpu/Gather.h"
 
@@ -142,6 +142,62 @@ TEST(Gather, Errors) {
   EXPECT_TRUE(isError(cpu::gather(data.view(), fidx.view(), 0, out.view()),
                       StatusCode::kInvalidArgument,
                       "gather: indices must be i64 or i32, got f32[2]"));
+}
+
+// ONNX's ScatterND examples: whole rows (depth 1) and single elements
+// (depth 2), negative indices, and each reduction applying repeated
+// indices in order.
+TEST(ScatterND, ReplacesSlicesAndElements) {
+  F32 data({4, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  I64 rows({2, 1}, {-1, 1});
+  F32 updates({2, 2}, {10, 11, 12, 13}), out({4, 2});
+  HETC_ASSERT_OK(cpu::scatterND(data.view(), rows.view(), updates.view(),
+                                ScatterReduction::kNone, out.view()));
+  EXPECT_EQ(out.v, (std::vector<float>{1, 2, 12, 13, 5, 6, 10, 11}));
+  I32 cells({3, 2}, {0, 1, 3, 0, 0, 1});
+  F32 values({3}, {-1, -2, -3});
+  HETC_ASSERT_OK(cpu::scatterND(data.view(), cells.view(), values.view(),
+                                ScatterReduction::kAdd, out.view()));
+  EXPECT_EQ(out.v, (std::vector<float>{1, -2, 3, 4, 5, 6, 5, 8}));
+  // In place, as the lowering may place out on data.
+  HETC_ASSERT_OK(cpu::scatterND(data.view(), cells.view(), values.view(),
+                                ScatterReduction::kMul, data.view()));
+  EXPECT_EQ(data.v, (std::vector<float>{1, 6, 3, 4, 5, 6, -14, 8}));
+}
+
+TEST(ScatterND, ReductionsOnIntegers) {
+  I64 data({3}, {5, 5, 5});
+  I64 idx({4, 1}, {0, 2, 0, 1});
+  I64 updates({4}, {7, 1, 9, 5});
+  I64 out({3});
+  HETC_ASSERT_OK(cpu::scatterND(data.view(), idx.view(), updates.view(),
+                                ScatterReduction::kMax, out.view()));
+  EXPECT_EQ(out.v, (std::vector<int64_t>{9, 5, 5}));
+  HETC_ASSERT_OK(cpu::scatterND(data.view(), idx.view(), updates.view(),
+                                ScatterReduction::kMin, out.view()));
+  EXPECT_EQ(out.v, (std::vector<int64_t>{5, 5, 1}));
+}
+
+TEST(ScatterND, Errors) {
+  F32 data({4, 2}), out({4, 2}), updates({1, 2});
+  I64 idx({1, 1}, {4});
+  EXPECT_TRUE(isError(cpu::scatterND(data.view(), idx.view(), updates.view(),
+                                     ScatterReduction::kNone, out.view()),
+                      StatusCode::kOutOfRange,
+                      "scatter_nd: index 4 of tuple 0 is out of range for "
+                      "dimension 0 of size 4"));
+  F32 wrong({2, 2});
+  I64 ok({1, 1}, {0});
+  EXPECT_TRUE(isError(cpu::scatterND(data.view(), ok.view(), wrong.view(),
+                                     ScatterReduction::kNone, out.view()),
+                      StatusCode::kInvalidArgument,
+                      "scatter_nd: updates must be f32 [1,2], got f32[2,2]"));
+  I64 deep({1, 3}, {0, 0, 0});
+  EXPECT_TRUE(isError(cpu::scatterND(data.view(), deep.view(), updates.view(),
+                                     ScatterReduction::kNone, out.view()),
+                      StatusCode::kInvalidArgument,
+                      "scatter_nd: indices i64[1,3] must end in a dimension of "
+                      "at most the rank of f32[4,2]"));
 }
 
 } // namespace

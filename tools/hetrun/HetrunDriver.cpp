@@ -6,6 +6,7 @@
 #include "runtime/data/TokenLoader.h"
 #include "runtime/exec/Checkpoint.h"
 #include "runtime/exec/Job.h"
+#include "runtime/package/Safetensors.h"
 #include "tools/hetrun/Backend.h"
 
 #include <cerrno>
@@ -51,6 +52,11 @@ Runs K training steps of a package that `hetc compile` wrote.
                           each tensor whole whatever the sharding) and
                           DIR/state.json (step count, package); written to a
                           temporary folder and renamed into place
+  --outputs FILE.safetensors
+                          after the last step, write the program's outputs
+                          for that step's batch by name: the logits of a
+                          package from `hetc compile --forward-only` (whose
+                          steps compute the loss and update nothing)
   --metrics FILE.jsonl    write (replacing FILE) one JSON object per step:
                           {"step", "loss", "tokens_per_s", "step_ms",
                           "elapsed_s"} (loss null when not finite)
@@ -114,7 +120,7 @@ Status parseArguments(const std::vector<std::string> &args,
     }
     static const char *const kFlags[] = {"--data",    "--steps",   "--data-dtype",
                                          "--backend", "--threads", "--save",
-                                         "--metrics"};
+                                         "--metrics", "--outputs"};
     bool known = false;
     for (const char *flag : kFlags)
       known |= arg == flag;
@@ -151,6 +157,8 @@ Status parseArguments(const std::vector<std::string> &args,
       options->save = value;
     } else if (arg == "--metrics") {
       options->metrics = value;
+    } else if (arg == "--outputs") {
+      options->outputs = value;
     }
   }
   if (positional.empty())
@@ -163,6 +171,8 @@ Status parseArguments(const std::vector<std::string> &args,
     return invalidArgument("--data FILE is required");
   if (options->steps < 0)
     return invalidArgument("--steps K is required");
+  if (!options->outputs.empty() && options->steps == 0)
+    return invalidArgument("--outputs needs at least one step (--steps)");
   if (options->backend != "cuda" && (options->shareGpu || !options->cudaGraphs))
     return invalidArgument(options->shareGpu ? "--share-gpu" : "--no-cuda-graphs",
                            " needs --backend cuda");
@@ -215,6 +225,23 @@ void printLayout(const hetc::pkg::Manifest &manifest,
   }
 }
 
+// --outputs: rank 0's outputs (a forward-only package has one rank),
+// written to a temporary sibling and renamed into place.
+Status writeOutputs(const runtime::exec::RankExecutor &rank,
+                    const std::string &path, FILE *err) {
+  std::vector<hetc::package::NamedTensor> tensors;
+  HETC_RETURN_IF_ERROR(rank.outputs(&tensors));
+  std::string partial = path + ".partial", error;
+  if (!hetc::package::writeSafetensorsFile(partial, tensors, {}, &error))
+    return runtime::resourceExhausted(error);
+  if (std::rename(partial.c_str(), path.c_str()) != 0)
+    return runtime::errnoStatus(errno, "cannot rename '" + partial +
+                                           "' to '" + path + "'");
+  std::fprintf(err, "hetrun: wrote %zu output(s) to %s\n", tensors.size(),
+               path.c_str());
+  return runtime::okStatus();
+}
+
 // How long a rank waits for another before the job fails.
 constexpr std::chrono::minutes kCommTimeout(10);
 
@@ -238,6 +265,13 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
                              : runtime::exec::Job::createInProcess(
                                    package, registry, jobOptions, &job),
                        "package '", options.package, "'");
+
+  if (!options.outputs.empty() &&
+      package.programs[0].output_buffers_size() == 0)
+    return invalidArgument("--outputs: the package's program returns no "
+                           "outputs (a train step returns its loss only); "
+                           "compile the model with `hetc compile "
+                           "--forward-only`");
 
   runtime::TokenDType dtype;
   HETC_RETURN_IF_ERROR(runtime::parseTokenDType(options.dataDType, &dtype));
@@ -317,6 +351,8 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
                  total * 1e3 / static_cast<double>(options.steps),
                  static_cast<double>(tokensPerStep * options.steps) / total);
 
+  if (reports && !options.outputs.empty())
+    HETC_RETURN_IF_ERROR(writeOutputs(job->localRank(0), options.outputs, err));
   if (options.save.empty())
     return runtime::okStatus();
   std::vector<runtime::exec::RankTensors> ranks;

@@ -30,6 +30,7 @@ struct HetrunOptions {
   int threads = 0; // per rank; 0: the OpenMP default over the local ranks
   std::string save;
   std::string metrics;
+  std::string outputs; // safetensors file of the last step's outputs
   bool help = false;
 };
 

@@ -29,10 +29,6 @@ const OpTable &onnxOpTable() {
 
 llvm::StringRef adviceForUnsupportedOp(llvm::StringRef opType) {
   static const llvm::StringMap<llvm::StringRef> advice = {
-      {"ScatterND",
-       "transformers builds it when it merges an attention_mask into the "
-       "causal mask: export with input_ids only (packed training has no "
-       "padding)"},
       {"ScatterElements", "export the model without writes into slices"},
       {"CumSum", "position ids computed from an attention_mask use it: "
                  "export with input_ids only"},

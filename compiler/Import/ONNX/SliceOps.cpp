@@ -282,6 +282,19 @@ LogicalResult convertGather(NodeContext &ctx) {
   return ctx.bindResult(
       ctx.create<hetg::GatherOp>(data, ctx.input(1), *normalized));
 }
+
+LogicalResult convertScatterND(NodeContext &ctx) {
+  FailureOr<std::string> reductionName = ctx.stringAttr("reduction", "none");
+  if (failed(reductionName))
+    return failure();
+  std::optional<hetg::ScatterReduction> reduction =
+      hetg::symbolizeScatterReduction(*reductionName);
+  if (!reduction)
+    return ctx.emitError() << "reduction '" << *reductionName
+                           << "' is not one of none, add, mul, max, min";
+  return ctx.bindResult(ctx.create<hetg::ScatterNDOp>(
+      ctx.input(0), ctx.input(1), ctx.input(2), *reduction));
+}
 } // namespace
 
 void addSliceConverters(OpTable &table) {
@@ -290,6 +303,7 @@ void addSliceConverters(OpTable &table) {
   table["Split"] = {convertSplit, 1, 2, kMany, {1}};
   table["Slice"] = {convertSlice, 3, 5, 1, {1, 2, 3, 4}};
   table["Gather"] = {convertGather, 2, 2};
+  table["ScatterND"] = {convertScatterND, 3, 3};
 }
 
 } // namespace hetc::onnximport

@@ -52,9 +52,9 @@ DictionaryAttr paramsOf(Operation *op) {
   return params.getDictionary(op->getContext());
 }
 
-/// Whether `ret` returns a single 0-D f32 that its function names loss.
+/// Whether the first result of `ret` is a 0-D f32 its function names loss.
 bool returnsNamedLoss(func::FuncOp func, func::ReturnOp ret) {
-  if (ret.getNumOperands() != 1)
+  if (ret.getNumOperands() == 0)
     return false;
   auto name = func.getResultAttrOfType<StringAttr>(0, hetg::kNameAttr);
   auto type = llvm::dyn_cast<RankedTensorType>(ret.getOperand(0).getType());
@@ -176,7 +176,7 @@ LogicalResult FunctionLowering::lowerReturn(func::ReturnOp ret) {
   bool namedLoss = returnsNamedLoss(func, ret);
   if (isRankFunction()) {
     // A rank of a stage without the loss returns nothing.
-    if (!namedLoss && ret.getNumOperands() != 0)
+    if (!(namedLoss && ret.getNumOperands() == 1) && ret.getNumOperands() != 0)
       return ret.emitOpError("returns ")
              << ret.getOperandTypes()
              << "; a rank function returns its loss (one tensor<f32> "
@@ -184,30 +184,29 @@ LogicalResult FunctionLowering::lowerReturn(func::ReturnOp ret) {
     draft.setResults(namedLoss ? bufferOf(ret.getOperand(0)) : -1, {});
     return success();
   }
-  // A train step (it reads input_ids) returns its loss; another function
-  // returns one loss when its single 0-D f32 result is named loss, and
-  // output buffers otherwise.
-  if (tokens.empty()) {
-    if (namedLoss) {
-      draft.setResults(bufferOf(ret.getOperand(0)), {});
-      return success();
-    }
-    SmallVector<int> outputs;
-    for (Value result : ret.getOperands())
-      outputs.push_back(bufferOf(result));
-    draft.setResults(-1, std::move(outputs));
-    return success();
+  // A step (it reads input_ids) returns its loss, then the outputs of a
+  // forward-only step; another function returns a loss first only when
+  // that result is a 0-D f32 named loss.
+  if (!tokens.empty()) {
+    auto type = ret.getNumOperands() ? llvm::dyn_cast<RankedTensorType>(
+                                           ret.getOperand(0).getType())
+                                     : RankedTensorType();
+    if (!type || type.getRank() != 0 || !type.getElementType().isF32())
+      return ret.emitOpError("returns ")
+             << ret.getOperandTypes()
+             << "; a step returns its loss (tensor<f32>) first";
+    namedLoss = true;
   }
-  if (ret.getNumOperands() != 1)
-    return ret.emitOpError("returns ")
-           << ret.getNumOperands()
-           << " values; a train step returns only its scalar loss";
-  auto type = llvm::dyn_cast<RankedTensorType>(ret.getOperand(0).getType());
-  if (!type || type.getRank() != 0 || !type.getElementType().isF32())
-    return ret.emitOpError("returns ")
-           << ret.getOperand(0).getType()
-           << "; a train step returns its loss as tensor<f32>";
-  draft.setResults(bufferOf(ret.getOperand(0)), {});
+  SmallVector<int> outputs;
+  for (unsigned i = namedLoss ? 1 : 0; i < ret.getNumOperands(); ++i) {
+    outputs.push_back(bufferOf(ret.getOperand(i)));
+    // The runtime saves outputs by buffer name: the result's, where the
+    // buffer is the function's own.
+    if (auto name = func.getResultAttrOfType<StringAttr>(i, hetg::kNameAttr))
+      draft.nameActivation(outputs.back(), name.getValue().str());
+  }
+  draft.setResults(namedLoss ? bufferOf(ret.getOperand(0)) : -1,
+                   std::move(outputs));
   return success();
 }
 

@@ -73,6 +73,12 @@ public:
   void addCopy(int from, int to, mlir::Location loc) {
     addLaunch({"copy", {from}, {to}, mlir::DictionaryAttr(), loc});
   }
+  /// Renames buffer `id` when it is an activation (parameters, constants
+  /// and inputs keep their names).
+  void nameActivation(int id, std::string name) {
+    if (buffers[id].kind == hetx::BufferKind::activation)
+      buffers[id].name = std::move(name);
+  }
   void setResults(int lossBuffer, llvm::SmallVector<int> outputBuffers) {
     loss = lossBuffer;
     outputs = std::move(outputBuffers);

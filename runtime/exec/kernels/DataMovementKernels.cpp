@@ -74,6 +74,23 @@ Status runGatherGrad(const Instruction &inst, BufferTable &b) {
                              result(inst, b, 0), false);
 }
 
+// scatter_nd(data, indices, updates) {reduction}.
+Status runScatterND(const Instruction &inst, BufferTable &b) {
+  std::string name;
+  HETC_RETURN_IF_ERROR(stringAttr(inst, "reduction", &name));
+  static const std::pair<const char *, ScatterReduction> kReductions[] = {
+      {"none", ScatterReduction::kNone}, {"add", ScatterReduction::kAdd},
+      {"mul", ScatterReduction::kMul},   {"max", ScatterReduction::kMax},
+      {"min", ScatterReduction::kMin}};
+  for (const auto &[text, reduction] : kReductions)
+    if (name == text)
+      return kernels::scatterND(operand(inst, b, 0), operand(inst, b, 1),
+                                operand(inst, b, 2), reduction,
+                                result(inst, b, 0));
+  return invalidArgument("scatter_nd: reduction '", name,
+                         "' is not one of none, add, mul, max, min");
+}
+
 // trilu(input) {k, upper}.
 Status runTrilu(const Instruction &inst, BufferTable &b) {
   int64_t k;
@@ -121,6 +138,8 @@ void registerDataMovementKernels(KernelRegistry &r) {
   mustAdd(r, makeKernel("broadcast", 1, 1, 1, {}, runBroadcast));
   mustAdd(r, makeKernel("gather", 2, 2, 1, {axis}, runGather));
   mustAdd(r, makeKernel("gather_grad", 2, 2, 1, {axis}, runGatherGrad));
+  mustAdd(r, makeKernel("scatter_nd", 3, 3, 1,
+                        {{"reduction", AttrKind::kString}}, runScatterND));
   mustAdd(r, makeKernel("trilu", 1, 1, 1,
                         {{"k", AttrKind::kInt}, {"upper", AttrKind::kBool}},
                         runTrilu));

@@ -390,3 +390,27 @@ func.func @case47(%a: tensor<3xf32>) {
   %r = hetg.trilu %a <{k = 0 : i64, upper = false}> : tensor<3xf32>
   return
 }
+
+// -----
+
+func.func @scatter_nd_depth(%a: tensor<3x2xf32>, %i: tensor<4x3xi64>, %u: tensor<4xf32>) {
+  // expected-error @+1 {{'hetg.scatter_nd' indices 'tensor<4x3xi64>' must end in a dimension of at most the rank of the data 'tensor<3x2xf32>'}}
+  %r = hetg.scatter_nd %a[%i], %u <{reduction = #hetg<scatter_reduction none>}> : tensor<3x2xf32>, tensor<4x3xi64>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_nd_updates(%a: tensor<3x2xf32>, %i: tensor<4x1xi64>, %u: tensor<4x3xf32>) {
+  // expected-error @+1 {{'hetg.scatter_nd' updates 'tensor<4x3xf32>' must have shape [4x2] (indices[:-1] + data[k:])}}
+  %r = hetg.scatter_nd %a[%i], %u <{reduction = #hetg<scatter_reduction add>}> : tensor<3x2xf32>, tensor<4x1xi64>, tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_nd_element_type(%a: tensor<3x2xf32>, %i: tensor<4x1xi64>, %u: tensor<4x2xi64>) {
+  // expected-error @+1 {{'hetg.scatter_nd' updates 'tensor<4x2xi64>' and data 'tensor<3x2xf32>' differ in element type}}
+  %r = hetg.scatter_nd %a[%i], %u <{reduction = #hetg<scatter_reduction none>}> : tensor<3x2xf32>, tensor<4x1xi64>, tensor<4x2xi64>
+  return
+}

@@ -3,8 +3,7 @@
 #
 # A models/hf_export.py export trained by hetc (batch 4 x 16 tokens, 5 steps
 # on DIR/tokens.bin) against the same transformers model trained by PyTorch
-# in float64 (models/reference_train.py, the project's Python), and hetrun's
-# first loss against onnxruntime's forward on the same file.
+# in float64 (models/reference_train.py, the project's Python).
 set -euo pipefail
 model=$1 dir=$2 optimizer=$3
 shift 3
@@ -25,7 +24,6 @@ hetc compile "$model" -o "$run.hetpkg" --global-batch 4 --seq 16 "${update[@]}" 
   2> "$run.compile.log" || { cat "$run.compile.log" >&2; exit 1; }
 hetrun "$run.hetpkg" --data "$dir/tokens.bin" --steps 5 --threads 1 \
   --metrics "$run.jsonl" --save "$run.run" > /dev/null
-"$python" "$here/ort_first_loss.py" "$model" "$dir/tokens.bin" 4 16 "$run.jsonl" 1e-5
 "$python" "$models/reference_train.py" "$model" --data "$dir/tokens.bin" \
   --global-batch 4 --seq 16 --steps 5 "${update[@]}" --dtype float64 --threads 1 \
   --out "$run.ref" > /dev/null

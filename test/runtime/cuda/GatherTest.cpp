@@ -272,5 +272,44 @@ TEST(CudaGather, Errors) {
                 "embedding_backward");
 }
 
+// Each reduction over repeated and negative indices, f32 and i64, as the
+// CPU backend computes it; replacing also in bf16.
+TEST(CudaScatterND, MatchesCpu) {
+  HETC_REQUIRE_CUDA();
+  Shape shape{6, 5, 3}, idxShape{4, 2}, updShape{4, 3};
+  std::vector<int64_t> idx = {0, 1, 5, -1, 0, 1, 2, 3};
+  for (ScatterReduction reduction :
+       {ScatterReduction::kNone, ScatterReduction::kAdd, ScatterReduction::kMul,
+        ScatterReduction::kMax, ScatterReduction::kMin}) {
+    SCOPED_TRACE(static_cast<int>(reduction));
+    std::vector<float> data = randomValues(numElements(shape), DType::kF32);
+    std::vector<float> upd = randomValues(numElements(updShape), DType::kF32);
+    std::vector<float> want(data.size());
+    if (reduction == ScatterReduction::kNone)
+      idx[4] = 3; // ONNX leaves repeated indices undefined when replacing
+    ASSERT_TRUE(cpu::scatterND(makeView(data.data(), shape),
+                               makeView(idx.data(), idxShape),
+                               makeView(upd.data(), updShape), reduction,
+                               makeView(want.data(), shape))
+                    .ok());
+    DeviceTensor dData(DType::kF32, shape, data), dIdx(DType::kI64, idxShape),
+        dUpd(DType::kF32, updShape, upd), dOut(DType::kF32, shape);
+    dIdx.write(idx);
+    HETC_EXPECT_CUDA_OK(scatterND(dData.view(), dIdx.view(), dUpd.view(),
+                                  reduction, dOut.view()));
+    expectClose(dOut.readFloats(), want, 0, 0, "out");
+    idx[4] = 0;
+  }
+  std::vector<int64_t> ints = {1, 2, 3}, intIdx = {2, 0, 2}, intUpd = {7, 8, 9};
+  DeviceTensor dInts(DType::kI64, {3}), dIntIdx(DType::kI32, {3, 1}),
+      dIntUpd(DType::kI64, {3}), dIntOut(DType::kI64, {3});
+  dInts.write(ints);
+  dIntIdx.write(std::vector<int32_t>(intIdx.begin(), intIdx.end()));
+  dIntUpd.write(intUpd);
+  HETC_EXPECT_CUDA_OK(scatterND(dInts.view(), dIntIdx.view(), dIntUpd.view(),
+                                ScatterReduction::kAdd, dIntOut.view()));
+  EXPECT_EQ(dIntOut.read<int64_t>(), (std::vector<int64_t>{9, 2, 19}));
+}
+
 } // namespace
 } // namespace hetc::runtime::cuda::test
