@@ -7,6 +7,7 @@
 #include "dialects/HetExec/HetExec.h"
 #include "dialects/HetGraph/HetGraph.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
 
 namespace hetc {
 
@@ -58,6 +59,103 @@ struct TrainStepPipelineOptions
 /// output of hetg-simplify) to one training step.
 void buildTrainStepPipeline(mlir::OpPassManager &pm,
                             const TrainStepPipelineOptions &options);
+
+/// The model's step up to its gradients: what single-device compiles and
+/// each micro-batch size of a plan share.
+struct GradientStepOptions {
+  int64_t batch = 0, seq = 0;
+  /// Tokens the summed loss is divided by; 0: batch * seq (a plain mean).
+  int64_t lossTokens = 0;
+  /// Segment the forward graph (hetg-segment) even without recomputation.
+  bool segment = false;
+  /// Segments whose activations are recomputed (hetg-recompute).
+  llvm::SmallVector<int64_t> recompute;
+  bool recomputeAll = false;
+  /// What the float ops compute in (hetg-mixed-precision): f32, bf16 or
+  /// f16, overridden per segment by `segmentPrecision` (a plan's stages).
+  std::string precision = "f32";
+  llvm::SmallVector<std::string> segmentPrecision;
+};
+
+/// hetg-simplify, hetg-attach-loss, then (as the options say) hetg-segment
+/// and hetg-mixed-precision, hetg-autodiff and cse, and hetg-recompute: the
+/// function returns the loss and one gradient per parameter.
+void buildGradientStepPipeline(mlir::OpPassManager &pm,
+                               const GradientStepOptions &options);
+
+/// What `hetc compile` does, as pipeline options.
+struct CompilePipelineOptions
+    : mlir::PassPipelineOptions<CompilePipelineOptions> {
+  Option<int64_t> globalBatch{*this, "global-batch",
+                              llvm::cl::desc("Samples per training step")};
+  Option<int64_t> seq{*this, "seq", llvm::cl::desc("Tokens per sample")};
+  Option<std::string> optimizer{*this, "optimizer",
+                                llvm::cl::desc("adamw or sgd"),
+                                llvm::cl::init("adamw")};
+  Option<double> lr{*this, "lr", llvm::cl::desc("Learning rate"),
+                    llvm::cl::init(1e-3)};
+  Option<double> weightDecay{
+      *this, "weight-decay",
+      llvm::cl::desc("Weight decay for parameters of rank >= 2"),
+      llvm::cl::init(0.0)};
+  Option<double> beta1{*this, "beta1", llvm::cl::desc("AdamW beta1"),
+                       llvm::cl::init(0.9)};
+  Option<double> beta2{*this, "beta2", llvm::cl::desc("AdamW beta2"),
+                       llvm::cl::init(0.999)};
+  Option<double> eps{*this, "eps", llvm::cl::desc("AdamW epsilon"),
+                     llvm::cl::init(1e-8)};
+  Option<double> clipNorm{
+      *this, "clip-norm",
+      llvm::cl::desc("Clip the global gradient norm (0: no clipping)"),
+      llvm::cl::init(0.0)};
+  ListOption<int64_t> recompute{
+      *this, "recompute",
+      llvm::cl::desc("Segments whose activations are recomputed")};
+  Option<bool> recomputeAll{*this, "recompute-all",
+                            llvm::cl::desc("Recompute every segment"),
+                            llvm::cl::init(false)};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("What the float ops compute in: f32, bf16 or f16 (a "
+                     "plan's stages may name their own)"),
+      llvm::cl::init("f32")};
+  Option<bool> untieWeights{
+      *this, "untie-weights",
+      llvm::cl::desc("Give every use of a shared weight its own parameter"),
+      llvm::cl::init(false)};
+  Option<bool> forwardOnly{
+      *this, "forward-only",
+      llvm::cl::desc("The forward pass with the loss, returning the logits "
+                     "too; no gradients or update"),
+      llvm::cl::init(false)};
+  Option<std::string> plan{
+      *this, "plan", llvm::cl::desc("Distribute over this plan JSON file")};
+  Option<bool> modulePlan{
+      *this, "module-plan",
+      llvm::cl::desc("Distribute over the plan in the module's hetd.plan "
+                     "attribute"),
+      llvm::cl::init(false)};
+  Option<int64_t> devices{
+      *this, "devices",
+      llvm::cl::desc("Without a plan: data parallelism over N devices"),
+      llvm::cl::init(1)};
+  Option<std::string> emit{
+      *this, "emit",
+      llvm::cl::desc("Where to stop: hetg (the train step, or the stage "
+                     "functions of a plan), hetd (the rank functions) or "
+                     "hetx (the programs)"),
+      llvm::cl::init("hetx")};
+
+  /// Whether the step is distributed over a plan.
+  bool distributed() const {
+    return !plan.empty() || modulePlan || devices > 1;
+  }
+};
+
+/// The whole compile of an imported model, up to the package writer:
+/// `hetc-opt --hetc-compile="..."` runs what `hetc compile` runs.
+void buildCompilePipeline(mlir::OpPassManager &pm,
+                          const CompilePipelineOptions &options);
 
 /// Registers every pass and pipeline with the global registry.
 void registerAllPasses();

@@ -315,7 +315,9 @@ def HetgSegment : Pass<"hetg-segment", "mlir::ModuleOp"> {
   let options = [
     ListOption<"recompute", "recompute", "int64_t",
                "Segments marked for activation recomputation (carried out by "
-               "hetg-recompute after hetg-autodiff)">
+               "hetg-recompute after hetg-autodiff)">,
+    Option<"recomputeAll", "recompute-all", "bool", /*default=*/"false",
+           "Mark every segment for recomputation">
   ];
   let dependentDialects = ["::hetc::hetg::HetGraphDialect",
                            "::mlir::ml_program::MLProgramDialect"];
@@ -393,6 +395,50 @@ def HetdPartitionStages : Pass<"hetd-partition-stages", "mlir::ModuleOp"> {
                "The first segment of each stage after the first">
   ];
   let dependentDialects = ["::hetc::hetd::HetDistDialect"];
+}
+
+def HetdMicroBatchSteps : Pass<"hetd-micro-batch-steps", "mlir::ModuleOp"> {
+  let summary = "Build and partition one training step per micro-batch size of a plan";
+  let description = [{
+    Runs on an imported model (one hetg function over `ml_program`
+    globals). The plan is the JSON file of the `plan` option, else the
+    module's `hetd.plan` attribute, else plain data parallelism over
+    `devices` replicas. A plan's replicas process micro-batches of their
+    own sizes, so for each size a copy of the model (in a nested module)
+    goes through the gradient-step pipeline: `hetg-simplify` to the
+    micro-batch, `hetg-attach-loss` as a share of the mean over the global
+    batch, `hetg-segment` (recomputing the segments of `recompute` and of
+    the plan's `recompute` stages), `hetg-mixed-precision` as the stages'
+    precisions say, `hetg-autodiff` and `hetg-recompute`; then
+    `hetd-partition-stages` at the plan's stage starts. The stage functions
+    of every size replace the model's function.
+
+    The first step's segments check the plan (a data-parallel plan gets its
+    segment range from them); the plan is then stored as `hetd.plan` for
+    `hetd-build-ranks`. Stages that name no precision compute in
+    `precision`.
+  }];
+  let options = [
+    Option<"planFile", "plan", "std::string", /*default=*/"",
+           "Plan JSON file (default: the module's hetd.plan attribute, else "
+           "data parallelism over `devices`)">,
+    Option<"devices", "devices", "int64_t", /*default=*/"1",
+           "Replicas of plain data parallelism, without a plan">,
+    Option<"globalBatch", "global-batch", "int64_t", /*default=*/"0",
+           "Samples per training step">,
+    Option<"seq", "seq", "int64_t", /*default=*/"0", "Tokens per sample">,
+    ListOption<"recompute", "recompute", "int64_t",
+               "Segments recomputed in the backward pass, besides those of "
+               "the plan's recompute stages">,
+    Option<"recomputeAll", "recompute-all", "bool", /*default=*/"false",
+           "Recompute every segment">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"f32\"",
+           "What stages without their own precision compute in: f32, bf16 "
+           "or f16">
+  ];
+  let dependentDialects = ["::hetc::hetd::HetDistDialect",
+                           "::hetc::hetg::HetGraphDialect",
+                           "::mlir::ml_program::MLProgramDialect"];
 }
 
 def HetdBuildRanks : Pass<"hetd-build-ranks", "mlir::ModuleOp"> {

@@ -50,6 +50,30 @@ void buildTrainStepPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
+void buildGradientStepPipeline(OpPassManager &pm,
+                               const GradientStepOptions &options) {
+  SimplifyPipelineOptions simplify;
+  simplify.batch = options.batch;
+  simplify.seq = options.seq;
+  buildSimplifyPipeline(pm, simplify);
+  pm.addPass(createHetgAttachLoss({options.lossTokens, false}));
+  bool recompute = options.recomputeAll || !options.recompute.empty();
+  if (recompute || options.segment)
+    pm.addPass(createHetgSegment({options.recompute, options.recomputeAll}));
+  auto isF32 = [](StringRef type) { return type == "f32"; };
+  if (!isF32(options.precision) ||
+      !llvm::all_of(options.segmentPrecision, isF32)) {
+    HetgMixedPrecisionOptions precision;
+    precision.precision = options.precision;
+    precision.segmentPrecision = options.segmentPrecision;
+    pm.addPass(createHetgMixedPrecision(precision));
+  }
+  pm.addPass(createHetgAutodiff());
+  pm.addPass(createCSEPass());
+  if (recompute)
+    pm.addPass(createHetgRecompute());
+}
+
 void registerAllPasses() {
   registerHetcPasses();
   PassPipelineRegistration<SimplifyPipelineOptions>(
@@ -60,6 +84,10 @@ void registerAllPasses() {
       "hetg-train-step",
       "Attach the loss, differentiate it and update the parameters",
       buildTrainStepPipeline);
+  PassPipelineRegistration<CompilePipelineOptions>(
+      "hetc-compile",
+      "Everything hetc compile runs, from an imported model to hetx programs",
+      buildCompilePipeline);
 }
 
 void registerAllDialects(DialectRegistry &registry) {

@@ -288,6 +288,9 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
       profiles[s].boundaryBytes = storageBytes(cut.getType()) / batch;
     for (int64_t index : recompute)
       profiles[index].recompute = true;
+    if (recomputeAll)
+      for (SegmentProfile &profile : profiles)
+        profile.recompute = true;
 
     if (failed(profileBackward(func, module, dependence, batch, profiles)))
       return failure();

@@ -151,8 +151,7 @@ std::vector<Candidate> baselineCandidates(const CandidateBuilder &builder,
     stagesProportional(builder, candidates);
     break;
   case Strategy::Search:
-    for (Strategy baseline : {Strategy::Uniform, Strategy::DataParallelUneven,
-                              Strategy::StagesProportional})
+    for (Strategy baseline : baselineStrategies())
       llvm::append_range(candidates, baselineCandidates(builder, baseline));
     break;
   }

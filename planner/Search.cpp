@@ -33,9 +33,7 @@ llvm::StringRef strategyName(Strategy strategy) {
 }
 
 std::optional<Strategy> parseStrategy(llvm::StringRef name) {
-  for (Strategy strategy :
-       {Strategy::Search, Strategy::Uniform, Strategy::DataParallelUneven,
-        Strategy::StagesProportional})
+  for (Strategy strategy : kStrategies)
     if (name == strategyName(strategy))
       return strategy;
   return std::nullopt;
@@ -246,8 +244,7 @@ llvm::Expected<PlanResult> choosePlan(const Cluster &cluster,
   BestCandidate best(builder);
   // Every baseline's candidates compete in the search too, judged as the
   // baseline judges them, so that it never does worse than one of them.
-  for (Strategy baseline : {Strategy::Uniform, Strategy::DataParallelUneven,
-                            Strategy::StagesProportional})
+  for (Strategy baseline : baselineStrategies())
     if (strategy == Strategy::Search || strategy == baseline)
       if (llvm::Error error =
               offerBest(best, baselineCandidates(builder, baseline),

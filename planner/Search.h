@@ -15,6 +15,8 @@
 
 #include "planner/Simulator.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <optional>
 
 namespace hetc::planner {
@@ -27,6 +29,15 @@ enum class Strategy {
   StagesProportional, // compute-proportional asymmetric stages, even shards
                       // (Zorse-like)
 };
+
+/// Every strategy, hetc's search first and then the baselines it also
+/// tries (a new strategy is added here and in strategyName).
+inline constexpr Strategy kStrategies[] = {
+    Strategy::Search, Strategy::Uniform, Strategy::DataParallelUneven,
+    Strategy::StagesProportional};
+inline llvm::ArrayRef<Strategy> baselineStrategies() {
+  return llvm::ArrayRef<Strategy>(kStrategies).drop_front();
+}
 
 llvm::StringRef strategyName(Strategy strategy); // "search", "uniform", ...
 std::optional<Strategy> parseStrategy(llvm::StringRef name);

@@ -10,8 +10,7 @@
 #include "compiler/Driver/ClusterPlanning.h"
 #include "compiler/Driver/Commands.h"
 #include "compiler/Driver/DeviceMemory.h"
-#include "compiler/Driver/DistributedStep.h"
-#include "compiler/Driver/TrainStep.h"
+#include "compiler/Driver/CompileProgress.h"
 #include "compiler/Driver/Diagnostics.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/InitializerSelection.h"
@@ -30,11 +29,15 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -111,6 +114,35 @@ cl::opt<bool> forwardOnly(
              "and updates nothing (`hetrun --outputs` saves the logits); "
              "for evaluation and for checking outputs against another "
              "runtime"));
+
+/// What `hetc compile` writes: the package, or the IR where the pipeline
+/// stops.
+enum class EmitStage { package, hetg, hetd, hetx };
+
+llvm::StringRef stringifyEmitStage(EmitStage stage) {
+  switch (stage) {
+  case EmitStage::package: return "package";
+  case EmitStage::hetg: return "hetg";
+  case EmitStage::hetd: return "hetd";
+  case EmitStage::hetx: return "hetx";
+  }
+  return "";
+}
+
+cl::opt<EmitStage> emitStage(
+    "emit", cl::sub(compileSubcommand), cl::cat(compileCategory),
+    cl::init(EmitStage::package),
+    cl::desc("What to write to -o (default: the package)"),
+    cl::values(
+        clEnumValN(EmitStage::package, "package", "the training package"),
+        clEnumValN(EmitStage::hetg, "hetg",
+                   "the hetg train step (with a plan: the stage functions "
+                   "of every micro-batch size)"),
+        clEnumValN(EmitStage::hetd, "hetd",
+                   "the rank functions of a plan (one device: the train "
+                   "step)"),
+        clEnumValN(EmitStage::hetx, "hetx",
+                   "the hetx programs, as the package writer takes them")));
 
 cl::opt<bool> untieWeights(
     "untie-weights", cl::sub(compileSubcommand), cl::cat(compileCategory),
@@ -266,6 +298,21 @@ int64_t findVocabSize(ModuleOp module) {
   return 0;
 }
 
+/// --emit: the module as text at -o ("-": stdout).
+int writeIR(ModuleOp module) {
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputPath, &error);
+  if (!output) {
+    llvm::errs() << kPrefix << "error: " << error << "\n";
+    return kExitFailure;
+  }
+  module.print(output->os());
+  output->os() << "\n";
+  output->keep();
+  return kExitSuccess;
+}
+
 /// A single-device step reads the whole batch: its input_ids must match
 /// --global-batch and --seq.
 LogicalResult checkInputShape(ModuleOp module) {
@@ -353,10 +400,6 @@ int runCompile() {
                       "sizes like 24GiB, 80GB or 1073741824 (got '" +
                       deviceMemory + "')");
 
-  static bool passesRegistered = (hetc::registerAllPasses(),
-                                  mlir::registerTransformsPasses(), true);
-  (void)passesRegistered;
-
   ZeroBytes zeros(nullptr, &std::free); // outlives the context's blobs
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -373,8 +416,6 @@ int runCompile() {
       return kExitFailure;
     }
     plan = std::move(*parsed);
-  } else if (numDevices > 1) {
-    plan = planner::dataParallelPlan(numDevices, globalBatch, 0);
   }
 
   progress("import " + modelPath);
@@ -391,16 +432,6 @@ int runCompile() {
     printInitializerSummary(*initializers, kPrefix, llvm::errs());
   }
 
-  int64_t vocabSize = 0;
-  std::string update;
-  llvm::raw_string_ostream os(update);
-  os << "optimizer=" << optimizerKind
-     << " lr=" << llvm::format("%.17g", learningRate.getValue())
-     << " weight-decay=" << llvm::format("%.17g", weightDecay.getValue())
-     << " beta1=" << llvm::format("%.17g", beta1.getValue())
-     << " beta2=" << llvm::format("%.17g", beta2.getValue())
-     << " eps=" << llvm::format("%.17g", epsilon.getValue())
-     << " clip-norm=" << llvm::format("%.17g", clipNorm.getValue());
   // With a cluster: its devices' memory, and a plan when none is given.
   std::optional<planner::Cluster> cluster;
   if (!clusterPath.empty() && !isTrainStep(module)) {
@@ -438,6 +469,15 @@ int runCompile() {
         }
   }
 
+  PassManager pm(&context);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return kExitFailure;
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  TimingScope timingScope = timing.getRootScope();
+  pm.enableTiming(timingScope);
+  pm.addInstrumentation(std::make_unique<CompileProgress>(progress));
+  int64_t vocabSize = findVocabSize(module);
   if (isTrainStep(module)) {
     if (precisionFlag != "f32") {
       llvm::errs() << kPrefix << "error: the input is already a train step; "
@@ -453,56 +493,54 @@ int runCompile() {
     progress("the input is already a train step (it stores globals); "
              "skipping " + Twine(untieWeights ? "untie-weights, " : "") +
              "simplify, attach-loss, autodiff and optimizer");
-    vocabSize = findVocabSize(module);
+    if (emitStage == EmitStage::hetx || emitStage == EmitStage::package)
+      pm.addPass(createHetxLowerToProgram());
   } else {
-    if (untieWeights) {
-      progress("untie shared weights");
-      if (failed(runPipeline(module, "hetg-untie-parameters")))
-        return kExitFailure;
+    CompilePipelineOptions options;
+    options.globalBatch = globalBatch;
+    options.seq = seqLength;
+    options.optimizer = optimizerKind;
+    options.lr = learningRate;
+    options.weightDecay = weightDecay;
+    options.beta1 = beta1;
+    options.beta2 = beta2;
+    options.eps = epsilon;
+    options.clipNorm = clipNorm;
+    options.recompute = *recomputeList;
+    options.recomputeAll = recomputeSegments == "all";
+    options.precision =
+        planner::precisionName(precision->value_or(planner::Precision::BF16))
+            .str();
+    options.untieWeights = untieWeights;
+    options.forwardOnly = forwardOnly;
+    options.devices = numDevices;
+    if (plan) {
+      // The plan as the cluster's GPUs decide its precision; the pipeline
+      // reads it from the module.
+      assignPrecision(*plan, *precision, cluster ? &*cluster : nullptr);
+      module->setAttr(hetd::kPlanAttr,
+                      StringAttr::get(&context, planner::printPlan(*plan)));
+      options.modulePlan = true;
     }
-    if (distributed) {
-      DistributedStepOptions options;
-      options.globalBatch = globalBatch;
-      options.seq = seqLength;
-      options.plan = *plan;
-      assignPrecision(options.plan, *precision, cluster ? &*cluster : nullptr);
-      options.recompute = recomputeSegments;
-      options.updateOptions = update;
-      FailureOr<OwningOpRef<ModuleOp>> ranks =
-          buildRankSteps(module, options, progress);
-      if (failed(ranks))
-        return kExitFailure;
-      plan = options.plan;
-      owned = std::move(*ranks);
-      module = *owned;
-    } else {
-      GradientStepOptions options;
-      options.batch = globalBatch;
-      options.seq = seqLength;
-      options.recompute = recomputeSegments;
-      options.precision =
-          planner::precisionName(
-              precision->value_or(planner::Precision::BF16))
-              .str();
-      if (forwardOnly) {
-        if (failed(buildForwardStep(module, options, progress)) ||
-            failed(runPipeline(module, "canonicalize,cse")))
-          return kExitFailure;
-      } else {
-        if (failed(buildGradientStep(module, options, progress)))
-          return kExitFailure;
-        progress("add the " + optimizerKind + " update");
-        if (failed(runPipeline(module, "hetg-optimizer{" + update +
-                                           "},canonicalize,cse")))
-          return kExitFailure;
-      }
-    }
-    vocabSize = findVocabSize(module);
+    options.emit = emitStage == EmitStage::package
+                       ? "hetx"
+                       : stringifyEmitStage(emitStage).str();
+    buildCompilePipeline(pm, options);
   }
-
-  progress("lower to hetx programs and plan memory");
-  if (failed(runPipeline(module, "hetx-lower-to-program")))
+  if (failed(pm.run(module)))
     return kExitFailure;
+  if (emitStage != EmitStage::package)
+    return writeIR(module);
+  if (auto json = module->getAttrOfType<StringAttr>(hetd::kPlanAttr)) {
+    // The plan as compiled: a data-parallel plan's segments filled in.
+    llvm::Expected<planner::Plan> compiled = planner::parsePlan(json.getValue());
+    if (!compiled) {
+      llvm::errs() << kPrefix << "error: "
+                   << llvm::toString(compiled.takeError()) << "\n";
+      return kExitFailure;
+    }
+    plan = std::move(*compiled);
+  }
   if (!distributed && failed(checkInputShape(module)))
     return kExitFailure;
   if (failed(checkDeviceMemory(module, *memory)))
@@ -548,9 +586,32 @@ int runCompile() {
   return kExitSuccess;
 }
 
+/// MLIR's own flags (--mlir-print-ir-after-all, --mlir-timing,
+/// --mlir-pass-pipeline-crash-reproducer, --mlir-print-debuginfo, ...)
+/// register at the top level; `hetc compile` takes them.
+void exposeMLIRFlags() {
+  // --mlir-print-ir-after=PASS and the like name registered passes.
+  hetc::registerAllPasses();
+  registerTransformsPasses();
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  llvm::SetVector<cl::Option *> flags;
+  for (auto &entry : cl::getRegisteredOptions(cl::SubCommand::getTopLevel()))
+    if (entry.first.starts_with("mlir-"))
+      flags.insert(entry.second);
+  for (cl::Option *flag : flags) {
+    flag->removeArgument();
+    flag->addSubCommand(compileSubcommand);
+    flag->addArgument();
+  }
+}
+
 } // namespace
 
 Command compileCommand() {
+  exposeMLIRFlags();
   return {compileSubcommand, compileCategory, runCompile};
 }
 

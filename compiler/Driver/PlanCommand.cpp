@@ -208,10 +208,7 @@ int runPlan() {
 
   // The baselines, on the same cost model.
   llvm::outs() << "\ncompared with (predicted tokens/s):\n";
-  for (planner::Strategy other :
-       {planner::Strategy::Search, planner::Strategy::Uniform,
-        planner::Strategy::DataParallelUneven,
-        planner::Strategy::StagesProportional}) {
+  for (planner::Strategy other : planner::kStrategies) {
     if (other == *strategy)
       continue;
     llvm::Expected<planner::PlanResult> baseline =

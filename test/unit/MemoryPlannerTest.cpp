@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/Lower/MemoryPlanner.h"
+#include "passes/Conversion/HetGraphToHetExec/MemoryPlanner/MemoryPlanner.h"
 
 #include <gtest/gtest.h>
 

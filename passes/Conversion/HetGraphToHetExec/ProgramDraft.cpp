@@ -2,7 +2,7 @@
 
 #include "passes/Conversion/HetGraphToHetExec/ProgramDraft.h"
 
-#include "compiler/Lower/MemoryPlanner.h"
+#include "passes/Conversion/HetGraphToHetExec/MemoryPlanner/MemoryPlanner.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"

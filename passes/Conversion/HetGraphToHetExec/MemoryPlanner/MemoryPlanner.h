@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef HETC_COMPILER_LOWER_MEMORYPLANNER_H
-#define HETC_COMPILER_LOWER_MEMORYPLANNER_H
+#ifndef HETC_PASSES_CONVERSION_HETGRAPHTOHETEXEC_MEMORYPLANNER_MEMORYPLANNER_H
+#define HETC_PASSES_CONVERSION_HETGRAPHTOHETEXEC_MEMORYPLANNER_MEMORYPLANNER_H
 
 #include <cstdint>
 #include <vector>
@@ -66,4 +66,4 @@ int64_t naiveBytes(const std::vector<BufferRequest> &requests);
 
 } // namespace hetc::lower
 
-#endif // HETC_COMPILER_LOWER_MEMORYPLANNER_H
+#endif // HETC_PASSES_CONVERSION_HETGRAPHTOHETEXEC_MEMORYPLANNER_MEMORYPLANNER_H

@@ -1,6 +1,6 @@
 //===- MemoryPlanner.cpp - static arena layout of one step ----------------===//
 
-#include "compiler/Lower/MemoryPlanner.h"
+#include "passes/Conversion/HetGraphToHetExec/MemoryPlanner/MemoryPlanner.h"
 
 #include <algorithm>
 #include <limits>
