@@ -7,18 +7,7 @@
 
 namespace hetc::runtime::cpu {
 
-// y = softmax(x) along `axis` (negative counts from the end); f32, y has x's
-// shape. A row that is all -inf gives NaN, as in torch.
-Status softmax(const TensorView &x, int64_t axis, const TensorView &y);
-// y = x - logsumexp(x) along `axis`.
-Status logSoftmax(const TensorView &x, int64_t axis, const TensorView &y);
-
-// From the forward output y: dx = y * (dy - sum(dy * y)).
-Status softmaxBackward(const TensorView &y, const TensorView &dy, int64_t axis,
-                       const TensorView &dx);
-// From the forward output y: dx = dy - exp(y) * sum(dy).
-Status logSoftmaxBackward(const TensorView &y, const TensorView &dy,
-                          int64_t axis, const TensorView &dx);
+#include "runtime/kernels/Softmax.inc"
 
 } // namespace hetc::runtime::cpu
 

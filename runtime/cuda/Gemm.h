@@ -17,24 +17,12 @@
 // synchronize. The workspace (also biasGrad's scratch) belongs to the
 // thread, not to a stream: calls one thread enqueues on two streams must
 // not run concurrently, and a captured graph must not outlive the thread
-// that captured it.
+// that captured it. biasGrad's dy and dbias share one dtype and sum in f32
+// in a fixed order (no atomics: the same result on every run).
 
 namespace hetc::runtime::cuda {
 
-using runtime::GemmOptions;
-
-// C = alpha * op(A) @ op(B) (+ bias), operands of rank >= 2.
-// op(A) is [..., M, K], op(B) is [..., K, N]; the leading (batch) dimensions
-// broadcast as in numpy and C is [broadcast batch..., M, N]. `bias` (may be
-// null) is [N] and is added to every row. C must not alias A, B or bias.
-Status gemm(const TensorView &a, const TensorView &b, const TensorView *bias,
-            const TensorView &c, const GemmOptions &options);
-
-// dbias[n] (+)= sum of dy over every dimension but the last. dy: [..., N],
-// dbias: [N], of one dtype (f32, bf16 or f16); sums in f32 in a fixed order
-// (no atomics: the result is the same on every run).
-Status biasGrad(const TensorView &dy, const TensorView &dbias,
-                bool accumulate);
+#include "runtime/kernels/Gemm.inc"
 
 //===----------------------------------------------------------------------===//
 // CUDA only: cuBLASLt epilogues fused into the product.

@@ -13,6 +13,14 @@
 // may differ from the host's by a double ulp, which can move a rounded
 // factor by one float ulp in rare cases).
 //
+// Dtypes beyond the CPU's: sgdStep's param and grad may each be bf16 or f16
+// (a 16-bit param is updated in f32 and rounded once); adamwStep's grad may
+// be bf16 or f16 (param, m and v are the f32 master weights and state);
+// globalNorm reads f32, bf16 or f16 and sums per chunk, then the chunks in
+// order. AdamW's `step` stays on the device: the host checks only that it
+// has one element, and a count that is not a whole number >= 1 (the CPU's
+// error) makes the kernel write NaN into param.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef HETC_RUNTIME_CUDA_OPTIMIZERS_H
@@ -26,34 +34,7 @@
 
 namespace hetc::runtime::cuda {
 
-using runtime::SgdOptions;
-using runtime::AdamWOptions;
-
-// torch.optim.SGD without momentum: p -= lr * (g + weightDecay * p).
-// param and grad are f32, bf16 or f16 (each its own), of one shape; a 16-bit
-// param is updated in f32 and rounded once.
-Status sgdStep(const TensorView &param, const TensorView &grad,
-               const SgdOptions &options);
-
-// One torch.optim.AdamW step (amsgrad off) at step count `step` >= 1, a 0-D
-// (or one-element) tensor of any numeric dtype holding a whole number:
-//   p *= 1 - lr * wd                       (if applyWeightDecay)
-//   m = lerp(m, g, 1 - beta1);  v = beta2 * v + (1 - beta2) * g * g
-//   p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
-// param, m (exp_avg) and v (exp_avg_sq) are f32 (master weights) of one
-// shape; grad is f32, bf16 or f16 of that shape. m and v start at zero.
-// `step` stays on the device: the host checks only that it has one element;
-// a step count that is not a whole number >= 1 (the CPU's error) makes the
-// kernel write NaN into param, since it cannot return an error.
-Status adamwStep(const TensorView &param, const TensorView &grad,
-                 const TensorView &m, const TensorView &v,
-                 const TensorView &step, const AdamWOptions &options);
-
-// out (0-D f32 or f64) = the L2 norm of all the tensors (f32, bf16 or f16):
-// hetg.global_norm, what clip_grad_norm_ computes before clipping. Squares
-// are summed in double in an order fixed by the tensors' sizes alone (per
-// chunk, then the chunks in order), so the result is deterministic.
-Status globalNorm(const std::vector<TensorView> &grads, const TensorView &out);
+#include "runtime/kernels/Optimizers.inc"
 
 // CUDA only: AdamW over many tensors with one launch per 64 tensors (the
 // multi_tensor_apply of apex and torch's fused AdamW). Each element of
