@@ -29,12 +29,32 @@ FailureOr<PlanningInput> preparePlanning(ModuleOp module, StringRef modelName,
   return input;
 }
 
-std::optional<planner::PrecisionChoice>
-parsePrecisionFlag(llvm::StringRef text) {
-  if (text == "auto")
-    return planner::PrecisionChoice();
-  if (std::optional<planner::Precision> fixed = planner::parsePrecision(text))
-    return planner::PrecisionChoice(*fixed);
+llvm::cl::ValuesClass optimizerFlagValues() {
+  return llvm::cl::values(
+      clEnumValN(OptimizerFlag::sgd, "sgd", "torch.optim.SGD"),
+      clEnumValN(OptimizerFlag::adamw, "adamw", "torch.optim.AdamW"));
+}
+
+llvm::StringRef optimizerName(OptimizerFlag optimizer) {
+  return optimizer == OptimizerFlag::sgd ? "sgd" : "adamw";
+}
+
+llvm::cl::ValuesClass precisionFlagValues() {
+  return llvm::cl::values(
+      clEnumValN(PrecisionFlag::f32, "f32", "float32 throughout"),
+      clEnumValN(PrecisionFlag::bf16, "bf16", "bfloat16 compute"),
+      clEnumValN(PrecisionFlag::f16, "f16", "float16 compute, loss scaling"),
+      clEnumValN(PrecisionFlag::automatic, "auto",
+                 "per stage, bf16 where its GPUs have it, else f16"));
+}
+
+planner::PrecisionChoice precisionChoice(PrecisionFlag flag) {
+  switch (flag) {
+  case PrecisionFlag::f32: return planner::Precision::F32;
+  case PrecisionFlag::bf16: return planner::Precision::BF16;
+  case PrecisionFlag::f16: return planner::Precision::F16;
+  case PrecisionFlag::automatic: break;
+  }
   return std::nullopt;
 }
 

@@ -12,6 +12,7 @@
 #include "planner/Search.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/CommandLine.h"
 
 namespace hetc::driver {
 
@@ -32,8 +33,16 @@ preparePlanning(mlir::ModuleOp module, llvm::StringRef modelName,
 /// Every device's memory, as `--device-memory DEVICE=SIZE,...` would say.
 DeviceMemorySpec memoryOf(const planner::Cluster &cluster);
 
-/// `--precision`: f32, bf16, f16, or auto (a choice of nullopt: per stage).
-std::optional<planner::PrecisionChoice> parsePrecisionFlag(llvm::StringRef text);
+/// `--optimizer` of hetc compile and hetc plan.
+enum class OptimizerFlag { sgd, adamw };
+llvm::cl::ValuesClass optimizerFlagValues();
+llvm::StringRef optimizerName(OptimizerFlag optimizer);
+
+/// `--precision` of hetc compile and hetc plan: auto is a choice of
+/// nullopt (per stage, from the cluster's GPUs).
+enum class PrecisionFlag { f32, bf16, f16, automatic };
+llvm::cl::ValuesClass precisionFlagValues();
+planner::PrecisionChoice precisionChoice(PrecisionFlag flag);
 
 /// Gives every stage of `plan` that has no precision the one `choice`
 /// says; auto picks bf16 where every device of the stage has it and f16

@@ -78,9 +78,9 @@ cl::opt<int64_t> seqLength("seq", cl::sub(compileSubcommand),
                            cl::value_desc("T"),
                            cl::desc("Tokens per sample"));
 
-cl::opt<std::string> optimizerKind(
+cl::opt<OptimizerFlag> optimizerFlag(
     "optimizer", cl::sub(compileSubcommand), cl::cat(compileCategory),
-    cl::value_desc("sgd|adamw"), cl::init("adamw"),
+    cl::init(OptimizerFlag::adamw), optimizerFlagValues(),
     cl::desc("Parameter update, with torch.optim semantics (default adamw)"));
 
 cl::opt<double> learningRate("lr", cl::sub(compileSubcommand),
@@ -166,9 +166,9 @@ cl::opt<std::string> recomputeSegments(
              "recomputed in the backward pass instead of saved "
              "(hetg-recompute; default none)"));
 
-cl::opt<std::string> precisionFlag(
+cl::opt<PrecisionFlag> precisionFlag(
     "precision", cl::sub(compileSubcommand), cl::cat(compileCategory),
-    cl::value_desc("f32|bf16|f16|auto"), cl::init("f32"),
+    cl::init(PrecisionFlag::f32), precisionFlagValues(),
     cl::desc("What the float ops compute in, with f32 master weights and "
              "optimizer state; f16 adds dynamic loss scaling. auto: per "
              "stage, bf16 where all its GPUs have it (--cluster), else f16; "
@@ -360,9 +360,6 @@ int runCompile() {
     return usageError("--global-batch and --seq must be positive (got "
                       "--global-batch=" +
                       Twine(globalBatch.getValue()) + " --seq=" + Twine(seqLength.getValue()) + ")");
-  if (optimizerKind != "sgd" && optimizerKind != "adamw")
-    return usageError("--optimizer must be sgd or adamw (got '" +
-                      optimizerKind + "')");
   if (!(learningRate > 0))
     return usageError("--lr must be positive (got " + Twine(std::to_string(learningRate.getValue())) +
                       ")");
@@ -377,11 +374,8 @@ int runCompile() {
     return usageError("--recompute must be all, none or a comma-separated "
                       "list of segment numbers (got '" +
                       recomputeSegments + "')");
-  std::optional<planner::PrecisionChoice> precision =
-      parsePrecisionFlag(precisionFlag);
-  if (!precision)
-    return usageError("--precision must be f32, bf16, f16 or auto (got '" +
-                      precisionFlag + "')");
+  StringRef optimizerKind = optimizerName(optimizerFlag);
+  planner::PrecisionChoice precision = precisionChoice(precisionFlag);
   bool distributed = !planPath.empty() || numDevices != 1;
   if (numDevices < 1 || numDevices > globalBatch)
     return usageError("--devices must be between 1 and --global-batch (got " +
@@ -444,7 +438,7 @@ int runCompile() {
       *memory = memoryOf(input->cluster);
     cluster = input->cluster;
     if (!plan) {
-      planner::CostModel cost(input->cluster, input->profile, *precision);
+      planner::CostModel cost(input->cluster, input->profile, precision);
       llvm::Expected<planner::PlanResult> chosen =
           planner::choosePlan(input->cluster, cost, input->request);
       if (!chosen) {
@@ -479,7 +473,7 @@ int runCompile() {
   pm.addInstrumentation(std::make_unique<CompileProgress>(progress));
   int64_t vocabSize = findVocabSize(module);
   if (isTrainStep(module)) {
-    if (precisionFlag != "f32") {
+    if (precisionFlag != PrecisionFlag::f32) {
       llvm::errs() << kPrefix << "error: the input is already a train step; "
                    << "--precision applies to models\n";
       return kExitFailure;
@@ -499,7 +493,7 @@ int runCompile() {
     CompilePipelineOptions options;
     options.globalBatch = globalBatch;
     options.seq = seqLength;
-    options.optimizer = optimizerKind;
+    options.optimizer = optimizerKind.str();
     options.lr = learningRate;
     options.weightDecay = weightDecay;
     options.beta1 = beta1;
@@ -509,7 +503,7 @@ int runCompile() {
     options.recompute = *recomputeList;
     options.recomputeAll = recomputeSegments == "all";
     options.precision =
-        planner::precisionName(precision->value_or(planner::Precision::BF16))
+        planner::precisionName(precision.value_or(planner::Precision::BF16))
             .str();
     options.untieWeights = untieWeights;
     options.forwardOnly = forwardOnly;
@@ -517,7 +511,7 @@ int runCompile() {
     if (plan) {
       // The plan as the cluster's GPUs decide its precision; the pipeline
       // reads it from the module.
-      assignPrecision(*plan, *precision, cluster ? &*cluster : nullptr);
+      assignPrecision(*plan, precision, cluster ? &*cluster : nullptr);
       module->setAttr(hetd::kPlanAttr,
                       StringAttr::get(&context, planner::printPlan(*plan)));
       options.modulePlan = true;
@@ -557,7 +551,7 @@ int runCompile() {
   if (forwardOnly)
     settings.optimizer.kind = "none";
   else
-    settings.optimizer = {optimizerKind, learningRate, weightDecay, beta1,
+    settings.optimizer = {optimizerKind.str(), learningRate, weightDecay, beta1,
                           beta2,         epsilon,      clipNorm};
   settings.initializers = std::move(initializers);
   if (plan)

@@ -68,14 +68,14 @@ cl::opt<std::string> strategyName(
     cl::desc("How to choose the plan (default search; the others are the "
              "baselines it is compared with)"));
 
-cl::opt<std::string> optimizerKind(
+cl::opt<OptimizerFlag> optimizerFlag(
     "optimizer", cl::sub(planSubcommand), cl::cat(planCategory),
-    cl::init("adamw"), cl::value_desc("adamw|sgd"),
+    cl::init(OptimizerFlag::adamw), optimizerFlagValues(),
     cl::desc("The optimizer whose state the plan must hold (default adamw)"));
 
-cl::opt<std::string> precisionFlag(
+cl::opt<PrecisionFlag> precisionFlag(
     "precision", cl::sub(planSubcommand), cl::cat(planCategory),
-    cl::init("f32"), cl::value_desc("f32|bf16|f16|auto"),
+    cl::init(PrecisionFlag::f32), precisionFlagValues(),
     cl::desc("What the stages compute in (as hetc compile --precision): "
              "bf16 and f16 halve activation memory and use the GPUs' tensor "
              "rates; auto: bf16 where all of a stage's GPUs have it, else f16 "
@@ -155,14 +155,6 @@ int runPlan() {
     return usageError("--strategy must be search, uniform, dp-uneven or "
                       "stages-proportional (got '" +
                       strategyName + "')");
-  if (optimizerKind != "adamw" && optimizerKind != "sgd")
-    return usageError("--optimizer must be adamw or sgd (got '" +
-                      optimizerKind + "')");
-  std::optional<planner::PrecisionChoice> precision =
-      parsePrecisionFlag(precisionFlag);
-  if (!precision)
-    return usageError("--precision must be f32, bf16, f16 or auto (got '" +
-                      precisionFlag + "')");
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -181,10 +173,11 @@ int runPlan() {
   std::string modelName = llvm::sys::path::stem(modelPath).str();
   FailureOr<PlanningInput> input =
       preparePlanning(**module, modelName, clusterPath, globalBatch, seqLength,
-                      optimizerKind == "adamw");
+                      optimizerFlag == OptimizerFlag::adamw);
   if (failed(input))
     return kExitFailure;
-  planner::CostModel cost(input->cluster, input->profile, *precision);
+  planner::CostModel cost(input->cluster, input->profile,
+                          precisionChoice(precisionFlag));
 
   llvm::Expected<planner::PlanResult> chosen = planner::choosePlan(
       input->cluster, cost, input->request, *strategy);
