@@ -12,7 +12,9 @@
 // into a sibling folder DIR.partial-XXXXXX that is renamed into place, so a
 // failed or interrupted save leaves no half-written DIR. An existing
 // checkpoint at DIR is replaced whole; an existing folder that is not a
-// checkpoint (no state.json) and not empty is never touched.
+// checkpoint (no state.json) and not empty is never touched. Checkpoints
+// store every tensor whole by name, so any package of the same model and
+// optimizer can resume from one (`hetrun --resume`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +28,7 @@ namespace hetc::runtime::exec {
 struct CheckpointInfo {
   int64_t step = 0;          // steps trained so far
   std::string packagePath;   // the package the run executed
+  std::string optimizer;     // read back from state.json
 };
 
 /// Writes the checkpoint of the package's ranks (what each holds, in rank
@@ -34,6 +37,24 @@ Status saveCheckpoint(const std::string &dir,
                       const std::vector<RankTensors> &ranks,
                       const hetc::pkg::Manifest &manifest,
                       const CheckpointInfo &info);
+
+/// `--save DIR --save-every N`: the checkpoint goes to DIR/step-S (S =
+/// info.step) as saveCheckpoint writes it, then DIR/latest (a one-line
+/// file naming it) is replaced by rename, and all but the newest `keep`
+/// step-* checkpoints are removed (keep 0: none is). DIR is created when
+/// missing; a folder that holds neither `latest` nor step-* checkpoints
+/// and is not empty is never written into. At every instant `latest`
+/// names a complete checkpoint.
+Status saveCheckpointSeries(const std::string &dir, int64_t keep,
+                            const std::vector<RankTensors> &ranks,
+                            const hetc::pkg::Manifest &manifest,
+                            const CheckpointInfo &info);
+
+/// Reads the checkpoint at `path`: a checkpoint folder (state.json), or a
+/// series folder whose `latest` names one. `*resolved` is the checkpoint
+/// folder read.
+Status loadCheckpoint(const std::string &path, CheckpointTensors *tensors,
+                      CheckpointInfo *info, std::string *resolved);
 
 } // namespace hetc::runtime::exec
 

@@ -222,4 +222,47 @@ Status assembleCheckpoint(const std::vector<RankTensors> &ranks,
                       parameters, &checkpoint->optimizerState);
 }
 
+Status checkpointBytes(
+    const std::map<std::string, const NamedTensor *> &tensors,
+    const hetc::pkg::Buffer &buffer, std::vector<uint8_t> *bytes) {
+  std::string dtype = packageDTypeName(buffer.dtype());
+  std::vector<int64_t> shape(buffer.shape().begin(), buffer.shape().end());
+  auto type = [](const std::string &dtype, const std::vector<int64_t> &shape) {
+    std::string text = dtype + "[";
+    for (size_t i = 0; i < shape.size(); ++i)
+      text += (i ? "," : "") + std::to_string(shape[i]);
+    return text + "]";
+  };
+  auto whole = tensors.find(buffer.name());
+  if (whole != tensors.end()) {
+    const NamedTensor &tensor = *whole->second;
+    if (tensor.dtype != dtype || tensor.shape != shape)
+      return invalidArgument("the checkpoint's '", tensor.name, "' is ",
+                             type(tensor.dtype, tensor.shape),
+                             " but the package's is ", type(dtype, shape));
+    *bytes = tensor.data;
+    return okStatus();
+  }
+  std::string base = buffer.name();
+  int64_t begin = 0, end = 0;
+  bool piece = parsePieceName(buffer.name(), &base, &begin, &end);
+  auto found = piece ? tensors.find(base) : tensors.end();
+  if (found == tensors.end())
+    return notFound("the checkpoint has no tensor '", base,
+                    "' (it was saved from another model or optimizer)");
+  const NamedTensor &tensor = *found->second;
+  int64_t numel = numElements(tensor.shape);
+  if (tensor.dtype != dtype || begin < 0 || end > numel ||
+      end - begin != numElements(shape))
+    return invalidArgument("the checkpoint's '", tensor.name, "' is ",
+                           type(tensor.dtype, tensor.shape),
+                           "; the package's piece '", buffer.name(),
+                           "' needs ", dtype, " elements [", begin, ", ", end,
+                           ")");
+  size_t width = static_cast<size_t>(hetc::package::safetensorsDTypeSize(dtype));
+  bytes->assign(tensor.data.begin() + begin * width,
+                tensor.data.begin() + end * width);
+  return okStatus();
+}
+
 } // namespace hetc::runtime::exec

@@ -51,6 +51,15 @@ struct CheckpointTensors {
 Status assembleCheckpoint(const std::vector<RankTensors> &ranks,
                           CheckpointTensors *checkpoint);
 
+/// The bytes `buffer` (a parameter or optimizer state buffer of a program)
+/// takes from a checkpoint's tensors by name: the tensor of its name, or
+/// for a piece `NAME[begin:end]` those flat elements of NAME. A missing
+/// tensor, another dtype, shape or element count is an error naming the
+/// tensor: the checkpoint is of another model or optimizer.
+Status checkpointBytes(
+    const std::map<std::string, const hetc::package::NamedTensor *> &tensors,
+    const hetc::pkg::Buffer &buffer, std::vector<uint8_t> *bytes);
+
 } // namespace hetc::runtime::exec
 
 #endif // HETC_RUNTIME_EXEC_CHECKPOINTTENSORS_H

@@ -1,6 +1,8 @@
 //===- Executor.cpp - a rank's arena, initial values and step -------------===//
 
 #include "runtime/exec/Executor.h"
+
+#include "runtime/exec/CheckpointTensors.h"
 #include "runtime/exec/ProgramCheck.h"
 
 #include <algorithm>
@@ -323,6 +325,22 @@ Status RankExecutor::snapshot(hetc::pkg::BufferKind kind,
                  : kind == hetc::pkg::CONSTANT ? constantBuffers_
                                                : stateBuffers_,
                  tensors);
+}
+
+Status RankExecutor::restore(const std::vector<NamedTensor> &parameters,
+                             const std::vector<NamedTensor> &state) {
+  HETC_RETURN_IF_ERROR(device_->bind());
+  std::vector<uint8_t> bytes;
+  for (const auto &[ids, tensors] :
+       {std::pair(&parameterBuffers_, byName(parameters)),
+        std::pair(&stateBuffers_, byName(state))})
+    for (int id : *ids) {
+      const Buffer &buffer = program_->buffers(id);
+      HETC_RETURN_IF_ERROR(checkpointBytes(tensors, buffer, &bytes));
+      HETC_RETURN_IF_ERROR(device_->copyToDevice(buffers_.view(id).data,
+                                                 bytes.data(), bytes.size()));
+    }
+  return okStatus();
 }
 
 Status RankExecutor::outputs(std::vector<NamedTensor> *tensors) const {

@@ -102,6 +102,10 @@ public:
   /// flat state vector), those views instead. Checkpoints take these.
   Status snapshot(hetc::pkg::BufferKind kind,
                   std::vector<hetc::package::NamedTensor> *tensors) const;
+  /// Overwrites the rank's parameters and optimizer state with a
+  /// checkpoint's (whole tensors by name; a rank's pieces are sliced out).
+  Status restore(const std::vector<hetc::package::NamedTensor> &parameters,
+                 const std::vector<hetc::package::NamedTensor> &state);
   /// Copies of the program's output buffers (a forward-only step's logits)
   /// after the last step, by buffer name.
   Status outputs(std::vector<hetc::package::NamedTensor> *tensors) const;

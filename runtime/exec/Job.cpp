@@ -203,6 +203,17 @@ void Job::abort(const std::string &reason) {
     communicators_.front()->abort(reason);
 }
 
+Status Job::restore(const CheckpointTensors &checkpoint) {
+  return onEveryRank(
+      [&](int lane) {
+        return ranks_[lane]->restore(checkpoint.parameters,
+                                     checkpoint.optimizerState);
+      },
+      [&](int lane) {
+        return describeRank(package_->manifest, ranks_[lane]->rank());
+      });
+}
+
 Status Job::gatherTensors(std::vector<RankTensors> *ranks) {
   ranks->clear();
   if (!inProcessWorld_.empty()) {

@@ -78,6 +78,10 @@ public:
   /// included (MPI_Abort): report the error first.
   void abort(const std::string &reason);
 
+  /// Loads a checkpoint's parameters and optimizer state (whole tensors
+  /// by name) into every rank this process hosts.
+  Status restore(const CheckpointTensors &checkpoint);
+
   /// What every rank holds of a checkpoint, in rank order, on the process
   /// hosting rank 0 (empty on the others). Every process calls it.
   Status gatherTensors(std::vector<RankTensors> *ranks);

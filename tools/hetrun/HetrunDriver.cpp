@@ -30,7 +30,8 @@ Runs K training steps of a package that `hetc compile` wrote.
                           ids (nanoGPT's train.bin). Sample j of step s starts
                           at token ((s*B + j)*T) mod (N - T - 1); its labels
                           are the next T tokens.
-  --steps K               number of steps to run (K >= 0)
+  --steps K               the step to stop at: steps 0..K-1 run (from the
+                          checkpoint's step with --resume; K >= 0)
   --data-dtype uint16|uint32
                           token width of the data file (default uint16)
   --backend cpu|cuda      kernels to run on (default cpu). cuda: rank r on
@@ -52,6 +53,16 @@ Runs K training steps of a package that `hetc compile` wrote.
                           each tensor whole whatever the sharding) and
                           DIR/state.json (step count, package); written to a
                           temporary folder and renamed into place
+  --save-every N          with --save: write DIR/step-S every N steps and
+                          after the last, each complete before DIR/latest
+                          names it
+  --keep K                with --save-every: keep the newest K checkpoints
+                          (default: all)
+  --resume PATH           continue from a checkpoint (a --save folder, or a
+                          --save-every folder: its latest): parameters,
+                          optimizer state and the step count; any package
+                          of the same model and optimizer (other plan,
+                          devices, precision) can resume it
   --outputs FILE.safetensors
                           after the last step, write the program's outputs
                           for that step's batch by name: the logits of a
@@ -118,9 +129,10 @@ Status parseArguments(const std::vector<std::string> &args,
       arg = arg.substr(0, eq);
       inlineValue = true;
     }
-    static const char *const kFlags[] = {"--data",    "--steps",   "--data-dtype",
-                                         "--backend", "--threads", "--save",
-                                         "--metrics", "--outputs"};
+    static const char *const kFlags[] = {
+        "--data",    "--steps",   "--data-dtype", "--backend",
+        "--threads", "--save",    "--metrics",    "--outputs",
+        "--save-every", "--keep", "--resume"};
     bool known = false;
     for (const char *flag : kFlags)
       known |= arg == flag;
@@ -159,6 +171,13 @@ Status parseArguments(const std::vector<std::string> &args,
       options->metrics = value;
     } else if (arg == "--outputs") {
       options->outputs = value;
+    } else if (arg == "--save-every" || arg == "--keep") {
+      int64_t *count = arg == "--keep" ? &options->keep : &options->saveEvery;
+      HETC_RETURN_IF_ERROR(parseInt(arg, value, count));
+      if (*count < 1)
+        return invalidArgument(arg, " must be >= 1, got ", *count);
+    } else if (arg == "--resume") {
+      options->resume = value;
     }
   }
   if (positional.empty())
@@ -171,6 +190,10 @@ Status parseArguments(const std::vector<std::string> &args,
     return invalidArgument("--data FILE is required");
   if (options->steps < 0)
     return invalidArgument("--steps K is required");
+  if (options->saveEvery > 0 && options->save.empty())
+    return invalidArgument("--save-every needs --save DIR");
+  if (options->keep > 0 && options->saveEvery == 0)
+    return invalidArgument("--keep needs --save-every");
   if (!options->outputs.empty() && options->steps == 0)
     return invalidArgument("--outputs needs at least one step (--steps)");
   if (options->backend != "cuda" && (options->shareGpu || !options->cudaGraphs))
@@ -322,51 +345,89 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
     std::fflush(err);
   }
 
+  int64_t firstStep = 0;
+  if (!options.resume.empty()) {
+    runtime::exec::CheckpointTensors checkpoint;
+    runtime::exec::CheckpointInfo resumed;
+    std::string from;
+    HETC_RETURN_IF_ERROR(runtime::exec::loadCheckpoint(
+                             options.resume, &checkpoint, &resumed, &from),
+                         "--resume");
+    if (resumed.optimizer != manifest.optimizer().kind())
+      return invalidArgument("--resume: checkpoint '", from, "' holds ",
+                             resumed.optimizer, " state but the package's "
+                             "optimizer is ",
+                             manifest.optimizer().kind());
+    if (resumed.step > options.steps)
+      return invalidArgument("--resume: checkpoint '", from, "' is at step ",
+                             resumed.step, ", past --steps ", options.steps,
+                             " (the step to stop at)");
+    HETC_RETURN_IF_ERROR(job->restore(checkpoint), "--resume '", from, "'");
+    firstStep = resumed.step;
+    if (reports)
+      std::fprintf(err, "hetrun: resumed at step %lld from %s\n",
+                   static_cast<long long>(firstStep), from.c_str());
+  }
+
+  // What every process calls at a checkpoint step; rank 0's writes.
+  auto save = [&](int64_t steps, bool series) -> Status {
+    std::vector<runtime::exec::RankTensors> ranks;
+    HETC_RETURN_IF_ERROR(job->gatherTensors(&ranks));
+    if (!reports)
+      return runtime::okStatus();
+    runtime::exec::CheckpointInfo info;
+    info.step = steps;
+    info.packagePath = options.package;
+    HETC_RETURN_IF_ERROR(
+        series ? runtime::exec::saveCheckpointSeries(options.save, options.keep,
+                                                     ranks, manifest, info)
+               : runtime::exec::saveCheckpoint(options.save, ranks, manifest,
+                                               info));
+    std::fprintf(err, "hetrun: saved step %lld to %s%s\n",
+                 static_cast<long long>(steps), options.save.c_str(),
+                 series ? ("/step-" + std::to_string(steps)).c_str() : "");
+    std::fflush(err);
+    return runtime::okStatus();
+  };
+
   int64_t tokensPerStep = manifest.global_batch() * manifest.seq_len();
   Clock::time_point begin = Clock::now();
-  for (int64_t step = 0; step < options.steps; ++step) {
+  for (int64_t step = firstStep; step < options.steps; ++step) {
     Clock::time_point stepBegin = Clock::now();
     float loss = 0.0f;
     HETC_RETURN_IF_ERROR(job->runStep(step, data, &loss));
     double seconds = secondsSince(stepBegin);
     double elapsed = secondsSince(begin);
     double rate = seconds > 0 ? static_cast<double>(tokensPerStep) / seconds : 0;
-    if (!reports)
-      continue;
-    std::fprintf(out,
-                 "step %lld/%lld: loss %.6f, %.0f tokens/s, %.2f ms, elapsed "
-                 "%.2f s\n",
-                 static_cast<long long>(step + 1),
-                 static_cast<long long>(options.steps), loss, rate,
-                 seconds * 1e3, elapsed);
-    std::fflush(out);
-    if (metrics)
-      writeMetrics(metrics, step + 1, loss, rate, seconds, elapsed);
+    if (reports) {
+      std::fprintf(out,
+                   "step %lld/%lld: loss %.6f, %.0f tokens/s, %.2f ms, "
+                   "elapsed %.2f s\n",
+                   static_cast<long long>(step + 1),
+                   static_cast<long long>(options.steps), loss, rate,
+                   seconds * 1e3, elapsed);
+      std::fflush(out);
+      if (metrics)
+        writeMetrics(metrics, step + 1, loss, rate, seconds, elapsed);
+    }
+    if (options.saveEvery > 0 && (step + 1) % options.saveEvery == 0 &&
+        step + 1 < options.steps)
+      HETC_RETURN_IF_ERROR(save(step + 1, /*series=*/true));
   }
+  int64_t ran = options.steps - firstStep;
   double total = secondsSince(begin);
-  if (reports && options.steps > 0)
+  if (reports && ran > 0)
     std::fprintf(err,
                  "hetrun: %lld steps in %.3f s (%.2f ms/step, %.0f tokens/s)\n",
-                 static_cast<long long>(options.steps), total,
-                 total * 1e3 / static_cast<double>(options.steps),
-                 static_cast<double>(tokensPerStep * options.steps) / total);
+                 static_cast<long long>(ran), total,
+                 total * 1e3 / static_cast<double>(ran),
+                 static_cast<double>(tokensPerStep * ran) / total);
 
   if (reports && !options.outputs.empty())
     HETC_RETURN_IF_ERROR(writeOutputs(job->localRank(0), options.outputs, err));
   if (options.save.empty())
     return runtime::okStatus();
-  std::vector<runtime::exec::RankTensors> ranks;
-  HETC_RETURN_IF_ERROR(job->gatherTensors(&ranks));
-  if (!reports)
-    return runtime::okStatus();
-  runtime::exec::CheckpointInfo info;
-  info.step = options.steps;
-  info.packagePath = options.package;
-  HETC_RETURN_IF_ERROR(
-      runtime::exec::saveCheckpoint(options.save, ranks, manifest, info));
-  std::fprintf(err, "hetrun: saved step %lld to %s\n",
-               static_cast<long long>(options.steps), options.save.c_str());
-  return runtime::okStatus();
+  return save(options.steps, /*series=*/options.saveEvery > 0);
 }
 
 } // namespace

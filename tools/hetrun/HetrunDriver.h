@@ -29,6 +29,9 @@ struct HetrunOptions {
   bool cudaGraphs = true;  // cuda: replay the steps as CUDA graphs
   int threads = 0; // per rank; 0: the OpenMP default over the local ranks
   std::string save;
+  int64_t saveEvery = 0; // with save: DIR/step-S every N steps
+  int64_t keep = 0;      // with saveEvery: the newest K (0: all)
+  std::string resume;    // a checkpoint, or a folder of step-S ones
   std::string metrics;
   std::string outputs; // safetensors file of the last step's outputs
   bool help = false;
