@@ -28,6 +28,9 @@ Command importCommand();
 /// sgd|adamw --lr X ...]`
 Command compileCommand();
 
+/// `hetc export MODEL.onnx --checkpoint DIR -o TRAINED.onnx`
+Command exportCommand();
+
 /// `hetc inspect PKG.hetpkg`
 Command inspectCommand();
 

@@ -21,9 +21,9 @@ constexpr llvm::StringLiteral kOverview =
 } // namespace
 
 int runHetc(int argc, char **argv) {
-  llvm::SmallVector<Command> commands = {importCommand(),  compileCommand(),
-                                         inspectCommand(), profileCommand(),
-                                         planCommand()};
+  llvm::SmallVector<Command> commands = {
+      importCommand(),  compileCommand(), inspectCommand(),
+      profileCommand(), planCommand(),    exportCommand()};
 
   // Only the commands' own options appear in --help, not those that LLVM
   // libraries register globally.

@@ -62,7 +62,8 @@ Runs K training steps of a package that `hetc compile` wrote.
                           --save-every folder: its latest): parameters,
                           optimizer state and the step count; any package
                           of the same model and optimizer (other plan,
-                          devices, precision) can resume it
+                          devices, precision) can resume it, and a
+                          --forward-only package takes its parameters
   --outputs FILE.safetensors
                           after the last step, write the program's outputs
                           for that step's batch by name: the logits of a
@@ -353,7 +354,9 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
     HETC_RETURN_IF_ERROR(runtime::exec::loadCheckpoint(
                              options.resume, &checkpoint, &resumed, &from),
                          "--resume");
-    if (resumed.optimizer != manifest.optimizer().kind())
+    // A forward-only package takes the parameters alone.
+    if (manifest.optimizer().kind() != "none" &&
+        resumed.optimizer != manifest.optimizer().kind())
       return invalidArgument("--resume: checkpoint '", from, "' holds ",
                              resumed.optimizer, " state but the package's "
                              "optimizer is ",

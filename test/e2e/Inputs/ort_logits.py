@@ -1,15 +1,15 @@
 """Checks a forward-only hetrun against onnxruntime on the same ONNX file:
-the logits hetrun --outputs saved for step 0's batch (the data contract's
-sample order) against onnxruntime's, element by element, and the step's
-loss against the mean token cross-entropy (in float64) of onnxruntime's
-logits.
+the logits hetrun --outputs saved for step STEP's batch (default 0; the
+data contract's sample order) against onnxruntime's, element by element,
+and the step's loss (the metrics file's first line) against the mean token
+cross-entropy (in float64) of onnxruntime's logits.
 
 The logits match when max |hetrun - onnxruntime| <= RTOL * max |onnxruntime|
 (the scale of the logits: an element-wise relative error is meaningless
 for logits near zero); the loss when its relative error is <= RTOL.
 
 usage: ort_logits.py MODEL.onnx TOKENS.bin B T OUTPUTS.safetensors
-                     METRICS.jsonl RTOL
+                     METRICS.jsonl RTOL [STEP]
 """
 import json
 import os
@@ -44,10 +44,10 @@ def mean_cross_entropy(logits, labels):
     return float(np.mean(logsumexp - logits[np.arange(len(logits)), labels.reshape(-1)]))
 
 
-def main(model, tokens_path, batch, seq, outputs, metrics, rtol):
+def main(model, tokens_path, batch, seq, outputs, metrics, rtol, step="0"):
     batch, seq, rtol = int(batch), int(seq), float(rtol)
     tokens = reference_train.load_tokens(tokens_path, "uint16")
-    x, y = reference_train.get_batch(tokens, 0, batch, seq)
+    x, y = reference_train.get_batch(tokens, int(step), batch, seq)
     want = onnxruntime_logits(model, x)
     got = load_file(outputs)["logits"]
     name = os.path.basename(model)
