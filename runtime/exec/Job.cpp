@@ -203,6 +203,21 @@ void Job::abort(const std::string &reason) {
     communicators_.front()->abort(reason);
 }
 
+Status Job::anyAsksToStop(bool mine, bool *stop) {
+  double votes = mine ? 1.0 : 0.0;
+  int worldSize = communicators_.front()->worldSize();
+  if (numLocalRanks() < worldSize) {
+    std::vector<int> everyRank(static_cast<size_t>(worldSize));
+    for (int r = 0; r < worldSize; ++r)
+      everyRank[r] = r;
+    HETC_RETURN_IF_ERROR(communicators_.front()->allReduceSum(
+                             everyRank, DType::kF64, &votes, 1),
+                         "agreeing on a stop request");
+  }
+  *stop = votes > 0;
+  return okStatus();
+}
+
 Status Job::restore(const CheckpointTensors &checkpoint) {
   return onEveryRank(
       [&](int lane) {

@@ -78,6 +78,11 @@ public:
   /// included (MPI_Abort): report the error first.
   void abort(const std::string &reason);
 
+  /// Whether any process of the job asks to stop (`mine` on this one):
+  /// every process gets the same answer at the same step (under MPI a sum
+  /// over the world; in one process, `mine`).
+  Status anyAsksToStop(bool mine, bool *stop);
+
   /// Loads a checkpoint's parameters and optimizer state (whole tensors
   /// by name) into every rank this process hosts.
   Status restore(const CheckpointTensors &checkpoint);

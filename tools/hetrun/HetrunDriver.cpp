@@ -10,6 +10,7 @@
 #include "tools/hetrun/Backend.h"
 
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -84,12 +85,20 @@ L is the step's loss over the whole global batch (the sum of the ranks'
 shares); R counts every token of the global batch. Steps count from 1 in
 the output; the data order counts them from 0.
 
+SIGTERM or SIGINT stops the run at the next step boundary (every rank at
+the same step): with --save, after writing the checkpoint of that step
+(resume it with --resume); a second SIGINT stops at once.
+
 Exit status: 0 on success, 1 when the package, data or a step fails (the
-error is printed on stderr), 2 for bad usage.
+error is printed on stderr), 2 for bad usage, 3 when a signal stopped the
+run (after its checkpoint, with --save), 130 for a second SIGINT.
 )";
 }
 
 namespace {
+
+constexpr int kExitStopped = 3;
+constexpr int kExitInterrupted = 130;
 
 Status parseInt(const std::string &flag, const std::string &text,
                 int64_t *value) {
@@ -266,12 +275,23 @@ Status writeOutputs(const runtime::exec::RankExecutor &rank,
   return runtime::okStatus();
 }
 
+// SIGTERM and SIGINT ask the run to stop at the next step boundary; a
+// second SIGINT ends the process at once.
+volatile std::sig_atomic_t stopRequests = 0;
+
+extern "C" void requestStop(int signal) {
+  if (signal == SIGINT && stopRequests > 0)
+    std::_Exit(kExitInterrupted);
+  stopRequests = stopRequests + 1;
+}
+
 // How long a rank waits for another before the job fails.
 constexpr std::chrono::minutes kCommTimeout(10);
 
 // Runs the job: every rank here, or, given `world` (MPI), its rank only.
+// `*stopped` tells whether a signal ended it early.
 Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
-             FILE *out, FILE *err) {
+             FILE *out, FILE *err, bool *stopped) {
   runtime::exec::LoadedPackage package;
   HETC_RETURN_IF_ERROR(runtime::exec::loadPackage(options.package, &package));
   const hetc::pkg::Manifest &manifest = package.manifest;
@@ -413,6 +433,18 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
       if (metrics)
         writeMetrics(metrics, step + 1, loss, rate, seconds, elapsed);
     }
+    bool stop = false;
+    HETC_RETURN_IF_ERROR(job->anyAsksToStop(stopRequests > 0, &stop));
+    if (stop && step + 1 < options.steps) {
+      if (reports)
+        std::fprintf(err, "hetrun: stopping after step %lld (signal)%s\n",
+                     static_cast<long long>(step + 1),
+                     options.save.empty() ? "; no --save: nothing saved" : "");
+      if (!options.save.empty())
+        HETC_RETURN_IF_ERROR(save(step + 1, options.saveEvery > 0));
+      *stopped = true;
+      return runtime::okStatus();
+    }
     if (options.saveEvery > 0 && (step + 1) % options.saveEvery == 0 &&
         step + 1 < options.steps)
       HETC_RETURN_IF_ERROR(save(step + 1, /*series=*/true));
@@ -435,14 +467,17 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
 
 } // namespace
 
-Status runTraining(const HetrunOptions &options, FILE *out, FILE *err) {
+Status runTraining(const HetrunOptions &options, FILE *out, FILE *err,
+                   bool *stopped) {
+  bool ignored = false;
+  stopped = stopped ? stopped : &ignored;
   if (!runtime::comm::launchedByMpi())
-    return train(options, nullptr, out, err);
+    return train(options, nullptr, out, err, stopped);
   std::unique_ptr<runtime::comm::Communicator> world;
   HETC_RETURN_IF_ERROR(runtime::comm::createMpiCommunicator(
       std::chrono::duration_cast<std::chrono::milliseconds>(kCommTimeout),
       &world));
-  Status status = train(options, world.get(), out, err);
+  Status status = train(options, world.get(), out, err, stopped);
   if (!status.ok()) {
     // The other processes may be waiting for this one: report, then end
     // them all (MPI_Abort does not return).
@@ -466,12 +501,15 @@ int runHetrun(int argc, char **argv) {
     std::fputs(usageText().c_str(), stdout);
     return 0;
   }
-  status = runTraining(options, stdout, stderr);
+  std::signal(SIGTERM, requestStop);
+  std::signal(SIGINT, requestStop);
+  bool stopped = false;
+  status = runTraining(options, stdout, stderr, &stopped);
   if (!status.ok()) {
     std::fprintf(stderr, "hetrun: error: %s\n", status.message().c_str());
     return 1;
   }
-  return 0;
+  return stopped ? kExitStopped : 0;
 }
 
 } // namespace hetc::hetrun

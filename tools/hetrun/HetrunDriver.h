@@ -47,7 +47,10 @@ std::string usageText();
 
 /// Runs the training; progress lines go to `out`, notes to `err`. Under
 /// MPI, a process that fails reports its error on `err` and ends the job.
-runtime::Status runTraining(const HetrunOptions &options, FILE *out, FILE *err);
+/// `*stopped` (when given) tells whether SIGTERM/SIGINT ended the run at a
+/// step boundary before --steps.
+runtime::Status runTraining(const HetrunOptions &options, FILE *out, FILE *err,
+                            bool *stopped = nullptr);
 
 /// The whole command: 0 on success, 1 on failure, 2 on bad usage.
 int runHetrun(int argc, char **argv);
