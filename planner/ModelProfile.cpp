@@ -1,6 +1,7 @@
 //===- ModelProfile.cpp - segment costs and their JSON form ---------------===//
 
 #include "planner/ModelProfile.h"
+#include "support/BoundedJSON.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -93,7 +94,7 @@ llvm::Expected<SegmentCost> parseSegment(const llvm::json::Value &value,
 } // namespace
 
 llvm::Expected<ModelProfile> parseModelProfile(llvm::StringRef json) {
-  llvm::Expected<llvm::json::Value> root = llvm::json::parse(json);
+  llvm::Expected<llvm::json::Value> root = parseBoundedJSON(json);
   if (!root)
     return profileError("profile", llvm::toString(root.takeError()));
   const llvm::json::Object *object = root->getAsObject();

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "planner/Plan.h"
+#include "support/BoundedJSON.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -239,7 +240,7 @@ constexpr std::pair<llvm::StringRef, ShardingKind> shardingNames[] = {
 } // namespace
 
 llvm::Expected<Plan> parsePlan(llvm::StringRef json) {
-  llvm::Expected<llvm::json::Value> root = llvm::json::parse(json);
+  llvm::Expected<llvm::json::Value> root = parseBoundedJSON(json);
   if (!root)
     return fieldError("plan",
                       "invalid JSON: " + llvm::toString(root.takeError()));

@@ -20,6 +20,10 @@ using namespace hetc::hetg;
 // Elementwise
 //===----------------------------------------------------------------------===//
 
+/// Integer folds compute in uint64 and wrap, as the runtime's kernels do:
+/// signed overflow would be undefined behavior.
+static int64_t wrapping(uint64_t value) { return static_cast<int64_t>(value); }
+
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
@@ -29,7 +33,7 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
   for (double &v : input->floats)
     v = -v;
   for (int64_t &v : input->ints)
-    v = -v;
+    v = wrapping(0 - uint64_t(v));
   return writeConstant(input->type, *input);
 }
 
@@ -64,32 +68,35 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   return foldBroadcastBinary(
       adaptor.getLhs(), adaptor.getRhs(), elementTypeOf(getResult()),
       [](double a, double b) { return a + b; },
-      [](int64_t a, int64_t b) { return a + b; });
+      [](int64_t a, int64_t b) { return wrapping(uint64_t(a) + uint64_t(b)); });
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
   return foldBroadcastBinary(
       adaptor.getLhs(), adaptor.getRhs(), elementTypeOf(getResult()),
       [](double a, double b) { return a - b; },
-      [](int64_t a, int64_t b) { return a - b; });
+      [](int64_t a, int64_t b) { return wrapping(uint64_t(a) - uint64_t(b)); });
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
   return foldBroadcastBinary(
       adaptor.getLhs(), adaptor.getRhs(), elementTypeOf(getResult()),
       [](double a, double b) { return a * b; },
-      [](int64_t a, int64_t b) { return a * b; });
+      [](int64_t a, int64_t b) { return wrapping(uint64_t(a) * uint64_t(b)); });
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
-  // Integer division by zero is left to the runtime to report.
+  // Integer division by zero is left to the runtime to report;
+  // INT64_MIN / -1 wraps like the other integer folds.
   std::optional<ConstantValues> rhs = readConstant(adaptor.getRhs());
   if (!rhs || (!rhs->isFloat && llvm::is_contained(rhs->ints, 0)))
     return {};
   return foldBroadcastBinary(
       adaptor.getLhs(), adaptor.getRhs(), elementTypeOf(getResult()),
       [](double a, double b) { return a / b; },
-      [](int64_t a, int64_t b) { return a / b; });
+      [](int64_t a, int64_t b) {
+        return b == -1 ? wrapping(0 - uint64_t(a)) : a / b;
+      });
 }
 
 OpFoldResult PowOp::fold(FoldAdaptor adaptor) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -404,6 +405,11 @@ bool readSafetensorsFile(const std::string &path,
                          std::vector<NamedTensor> *tensors,
                          std::map<std::string, std::string> *metadata,
                          std::string *error) {
+  // A device or FIFO (a link to /dev/zero) would be read without end.
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) &&
+      !std::filesystem::is_regular_file(path, ec))
+    return fail(error, "'" + path + "' is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return fail(error, "cannot open '" + path + "'");

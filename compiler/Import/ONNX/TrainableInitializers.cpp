@@ -3,6 +3,7 @@
 #include "compiler/Import/ONNX/TrainableInitializers.h"
 
 #include "compiler/Import/ONNX/ONNXImporter.h"
+#include "support/BoundedJSON.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
@@ -68,7 +69,7 @@ LogicalResult readBufferList(const onnx::ModelProto &model, Location loc,
   for (const onnx::StringStringEntryProto &entry : model.metadata_props()) {
     if (entry.key() != kBuffersMetadataKey)
       continue;
-    llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(entry.value());
+    llvm::Expected<llvm::json::Value> parsed = parseBoundedJSON(entry.value());
     const llvm::json::Array *names = parsed ? parsed->getAsArray() : nullptr;
     if (!parsed)
       llvm::consumeError(parsed.takeError());

@@ -212,3 +212,24 @@ func.func @matmul_absorbs_transposes(%x: tensor<2x16x64xf32>, %w: tensor<256x64x
   %q = hetg.matmul %p, %v <{transpose_rhs}> : tensor<16x2x8xf32>, tensor<4x8xf32>
   return %y, %z, %q : tensor<2x16x256xf32>, tensor<2x8x64xf32>, tensor<16x2x4xf32>
 }
+
+// -----
+
+// Integer folds wrap as the kernels do (no undefined overflow): INT64_MIN
+// divided by -1, negated, plus -1 and times 2.
+// CHECK-LABEL: func.func @integer_overflow
+// CHECK-DAG: hetg.constant dense<[-9223372036854775808, -5]> : tensor<2xi64>
+// CHECK-DAG: hetg.constant dense<[9223372036854775807, 4]> : tensor<2xi64>
+// CHECK-DAG: hetg.constant dense<[0, 10]> : tensor<2xi64>
+// CHECK-NOT: hetg.div
+// CHECK-NOT: hetg.neg
+func.func @integer_overflow() -> (tensor<2xi64>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) {
+  %a = hetg.constant dense<[-9223372036854775808, 5]> : tensor<2xi64>
+  %m = hetg.constant dense<[-1, -1]> : tensor<2xi64>
+  %two = hetg.constant dense<[2, 2]> : tensor<2xi64>
+  %d = hetg.div %a, %m : tensor<2xi64>, tensor<2xi64>
+  %n = hetg.neg %a : tensor<2xi64>
+  %s = hetg.add %a, %m : tensor<2xi64>, tensor<2xi64>
+  %p = hetg.mul %a, %two : tensor<2xi64>, tensor<2xi64>
+  return %d, %n, %s, %p : tensor<2xi64>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>
+}
