@@ -72,7 +72,9 @@ Runs K training steps of a package that `hetc compile` wrote.
                           steps compute the loss and update nothing)
   --metrics FILE.jsonl    write (replacing FILE) one JSON object per step:
                           {"step", "loss", "tokens_per_s", "step_ms",
-                          "elapsed_s"} (loss null when not finite)
+                          "elapsed_s", "eta_s"} (loss null when not finite)
+  --log-every N           print every N-th step line and the last (the
+                          metrics file still gets every step)
   -h, --help              print this help
 
 All ranks of the package run as threads of this process; under mpirun (or
@@ -80,7 +82,8 @@ srun) each process runs one rank, and the job needs one process per rank.
 
 Each step prints one line on stdout (under mpirun, rank 0 prints, and
 writes --metrics and --save):
-  step S/K: loss L, R tokens/s, M ms, elapsed E s
+  step S/K: loss L, R tokens/s, M ms, elapsed E s, eta T s
+T is the time the remaining steps take at the mean step time so far.
 L is the step's loss over the whole global batch (the sum of the ranks'
 shares); R counts every token of the global batch. Steps count from 1 in
 the output; the data order counts them from 0.
@@ -142,7 +145,7 @@ Status parseArguments(const std::vector<std::string> &args,
     static const char *const kFlags[] = {
         "--data",    "--steps",   "--data-dtype", "--backend",
         "--threads", "--save",    "--metrics",    "--outputs",
-        "--save-every", "--keep", "--resume"};
+        "--save-every", "--keep", "--resume", "--log-every"};
     bool known = false;
     for (const char *flag : kFlags)
       known |= arg == flag;
@@ -181,8 +184,11 @@ Status parseArguments(const std::vector<std::string> &args,
       options->metrics = value;
     } else if (arg == "--outputs") {
       options->outputs = value;
-    } else if (arg == "--save-every" || arg == "--keep") {
-      int64_t *count = arg == "--keep" ? &options->keep : &options->saveEvery;
+    } else if (arg == "--save-every" || arg == "--keep" ||
+               arg == "--log-every") {
+      int64_t *count = arg == "--keep"        ? &options->keep
+                       : arg == "--log-every" ? &options->logEvery
+                                              : &options->saveEvery;
       HETC_RETURN_IF_ERROR(parseInt(arg, value, count));
       if (*count < 1)
         return invalidArgument(arg, " must be >= 1, got ", *count);
@@ -221,7 +227,7 @@ double secondsSince(Clock::time_point start) {
 }
 
 void writeMetrics(FILE *file, int64_t step, float loss, double tokensPerSecond,
-                  double stepSeconds, double elapsed) {
+                  double stepSeconds, double elapsed, double eta) {
   if (std::isfinite(loss))
     std::fprintf(file, "{\"step\": %lld, \"loss\": %.9g, ",
                  static_cast<long long>(step), loss);
@@ -229,8 +235,9 @@ void writeMetrics(FILE *file, int64_t step, float loss, double tokensPerSecond,
     std::fprintf(file, "{\"step\": %lld, \"loss\": null, ",
                  static_cast<long long>(step));
   std::fprintf(file,
-               "\"tokens_per_s\": %.3f, \"step_ms\": %.4f, \"elapsed_s\": %.6f}\n",
-               tokensPerSecond, stepSeconds * 1e3, elapsed);
+               "\"tokens_per_s\": %.3f, \"step_ms\": %.4f, \"elapsed_s\": "
+               "%.6f, \"eta_s\": %.3f}\n",
+               tokensPerSecond, stepSeconds * 1e3, elapsed, eta);
   std::fflush(file);
 }
 
@@ -422,17 +429,20 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
     double seconds = secondsSince(stepBegin);
     double elapsed = secondsSince(begin);
     double rate = seconds > 0 ? static_cast<double>(tokensPerStep) / seconds : 0;
-    if (reports) {
+    double eta = elapsed / static_cast<double>(step + 1 - firstStep) *
+                 static_cast<double>(options.steps - step - 1);
+    bool last = step + 1 == options.steps;
+    if (reports && ((step + 1) % options.logEvery == 0 || last)) {
       std::fprintf(out,
                    "step %lld/%lld: loss %.6f, %.0f tokens/s, %.2f ms, "
-                   "elapsed %.2f s\n",
+                   "elapsed %.2f s, eta %.0f s\n",
                    static_cast<long long>(step + 1),
                    static_cast<long long>(options.steps), loss, rate,
-                   seconds * 1e3, elapsed);
+                   seconds * 1e3, elapsed, eta);
       std::fflush(out);
-      if (metrics)
-        writeMetrics(metrics, step + 1, loss, rate, seconds, elapsed);
     }
+    if (reports && metrics)
+      writeMetrics(metrics, step + 1, loss, rate, seconds, elapsed, eta);
     bool stop = false;
     HETC_RETURN_IF_ERROR(job->anyAsksToStop(stopRequests > 0, &stop));
     if (stop && step + 1 < options.steps) {

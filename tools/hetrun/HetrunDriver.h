@@ -32,6 +32,7 @@ struct HetrunOptions {
   int64_t saveEvery = 0; // with save: DIR/step-S every N steps
   int64_t keep = 0;      // with saveEvery: the newest K (0: all)
   std::string resume;    // a checkpoint, or a folder of step-S ones
+  int64_t logEvery = 1;  // print every N-th step line (and the last)
   std::string metrics;
   std::string outputs; // safetensors file of the last step's outputs
   bool help = false;
