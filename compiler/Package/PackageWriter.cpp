@@ -13,6 +13,9 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include <cctype>
 #include <fstream>
 
@@ -255,8 +258,19 @@ FailureOr<pkg::Program> convertProgram(hetx::ProgramOp program,
 template <typename Message>
 LogicalResult writeMessage(ModuleOp module, const Message &message,
                            const std::string &path) {
+  // Deterministic: map fields (launch attributes) in key order, so the same
+  // compile writes the same bytes.
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    if (!message.SerializeToCodedStream(&coded))
+      return module.emitError("cannot serialize '") << path << "'";
+  }
   std::ofstream os(path, std::ios::binary | std::ios::trunc);
-  if (!os || !message.SerializeToOstream(&os) || (os.close(), !os))
+  os.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!os || (os.close(), !os))
     return module.emitError("cannot write '") << path << "'";
   return success();
 }
