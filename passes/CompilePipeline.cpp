@@ -26,9 +26,11 @@ void buildCompilePipeline(OpPassManager &pm,
     if (options.emit == "hetg")
       return;
     // The plan, checked against the model, is now the module's hetd.plan.
-    pm.addPass(createHetdBuildRanks(
-        {"", options.optimizer, options.lr, options.weightDecay, options.beta1,
-         options.beta2, options.eps, options.clipNorm}));
+    HetgOptimizerOptions update = options.update();
+    pm.addPass(createHetdBuildRanks({"", update.optimizer, update.lr,
+                                     update.weightDecay, update.beta1,
+                                     update.beta2, update.eps,
+                                     update.clipNorm}));
     pm.addPass(createInlinerPass());
     pm.addPass(createSymbolDCEPass());
     pm.addPass(createCanonicalizerPass());
@@ -55,9 +57,7 @@ void buildCompilePipeline(OpPassManager &pm,
     step.recomputeAll = options.recomputeAll;
     step.precision = options.precision;
     buildGradientStepPipeline(pm, step);
-    pm.addPass(createHetgOptimizer(
-        {options.optimizer, options.lr, options.weightDecay, options.beta1,
-         options.beta2, options.eps, options.clipNorm}));
+    pm.addPass(createHetgOptimizer(options.update()));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     // One device has no rank functions: hetd is the train step too.

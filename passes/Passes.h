@@ -31,9 +31,12 @@ struct SimplifyPipelineOptions
 void buildSimplifyPipeline(mlir::OpPassManager &pm,
                            const SimplifyPipelineOptions &options);
 
-/// Options of the training-step pipeline; those of hetg-optimizer.
-struct TrainStepPipelineOptions
-    : mlir::PassPipelineOptions<TrainStepPipelineOptions> {
+/// The update's options (those of hetg-optimizer), for the pipelines that
+/// end in one.
+template <typename Derived>
+struct UpdatePipelineOptions : mlir::PassPipelineOptions<Derived> {
+  template <typename T>
+  using Option = typename mlir::PassPipelineOptions<Derived>::template Option<T>;
   Option<std::string> optimizer{*this, "optimizer",
                                 llvm::cl::desc("adamw or sgd"),
                                 llvm::cl::init("adamw")};
@@ -53,7 +56,15 @@ struct TrainStepPipelineOptions
       *this, "clip-norm",
       llvm::cl::desc("Clip the global gradient norm (0: no clipping)"),
       llvm::cl::init(0.0)};
+
+  HetgOptimizerOptions update() const {
+    return {optimizer, lr, weightDecay, beta1, beta2, eps, clipNorm};
+  }
 };
+
+/// Options of the training-step pipeline; those of hetg-optimizer.
+struct TrainStepPipelineOptions
+    : UpdatePipelineOptions<TrainStepPipelineOptions> {};
 
 /// Loss, gradients and optimizer update: a static forward graph (the
 /// output of hetg-simplify) to one training step.
@@ -85,29 +96,10 @@ void buildGradientStepPipeline(mlir::OpPassManager &pm,
 
 /// What `hetc compile` does, as pipeline options.
 struct CompilePipelineOptions
-    : mlir::PassPipelineOptions<CompilePipelineOptions> {
+    : UpdatePipelineOptions<CompilePipelineOptions> {
   Option<int64_t> globalBatch{*this, "global-batch",
                               llvm::cl::desc("Samples per training step")};
   Option<int64_t> seq{*this, "seq", llvm::cl::desc("Tokens per sample")};
-  Option<std::string> optimizer{*this, "optimizer",
-                                llvm::cl::desc("adamw or sgd"),
-                                llvm::cl::init("adamw")};
-  Option<double> lr{*this, "lr", llvm::cl::desc("Learning rate"),
-                    llvm::cl::init(1e-3)};
-  Option<double> weightDecay{
-      *this, "weight-decay",
-      llvm::cl::desc("Weight decay for parameters of rank >= 2"),
-      llvm::cl::init(0.0)};
-  Option<double> beta1{*this, "beta1", llvm::cl::desc("AdamW beta1"),
-                       llvm::cl::init(0.9)};
-  Option<double> beta2{*this, "beta2", llvm::cl::desc("AdamW beta2"),
-                       llvm::cl::init(0.999)};
-  Option<double> eps{*this, "eps", llvm::cl::desc("AdamW epsilon"),
-                     llvm::cl::init(1e-8)};
-  Option<double> clipNorm{
-      *this, "clip-norm",
-      llvm::cl::desc("Clip the global gradient norm (0: no clipping)"),
-      llvm::cl::init(0.0)};
   ListOption<int64_t> recompute{
       *this, "recompute",
       llvm::cl::desc("Segments whose activations are recomputed")};

@@ -37,15 +37,7 @@ void buildTrainStepPipeline(OpPassManager &pm,
                             const TrainStepPipelineOptions &options) {
   pm.addPass(createHetgAttachLoss());
   pm.addPass(createHetgAutodiff());
-  HetgOptimizerOptions optimizer;
-  optimizer.optimizer = options.optimizer;
-  optimizer.lr = options.lr;
-  optimizer.weightDecay = options.weightDecay;
-  optimizer.beta1 = options.beta1;
-  optimizer.beta2 = options.beta2;
-  optimizer.eps = options.eps;
-  optimizer.clipNorm = options.clipNorm;
-  pm.addPass(createHetgOptimizer(optimizer));
+  pm.addPass(createHetgOptimizer(options.update()));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
