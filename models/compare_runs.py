@@ -73,17 +73,46 @@ def load_metrics(path):
                     raise InputError(f"{path}:{lineno}: not JSON: {e}") from None
                 if not isinstance(rec, dict) or "step" not in rec or "loss" not in rec:
                     raise InputError(f"{path}:{lineno}: a metrics record needs 'step' and 'loss'")
-                records.append((int(rec["step"]), float(rec["loss"])))
+                records.append((int(rec["step"]), float(rec["loss"]), rec.get("lr")))
     except OSError as e:
         raise InputError(f"cannot read metrics {path}: {e}") from None
     records.sort(key=lambda r: r[0])
-    steps = [s for s, _ in records]
+    steps = [s for s, _, _ in records]
     if steps and steps != list(range(steps[0], steps[0] + len(steps))):
         raise InputError(f"{path}: steps are not consecutive and unique: {steps}")
     if steps and steps[0] not in (0, 1):
         raise InputError(f"{path}: the first step is {steps[0]}, expected 0 or 1")
     base = f", steps counted from {steps[0]}" if steps else ""
-    return [loss for _, loss in records], f"{path}{base}"
+    return [loss for _, loss, _ in records], f"{path}{base}"
+
+
+def load_metrics_lrs(path):
+    """The per-step learning rates of a metrics file (None where a record has none)."""
+    records = []
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                rec = json.loads(line)
+                records.append((int(rec["step"]), rec.get("lr")))
+    return [lr for _, lr in sorted(records)]
+
+
+def compare_lrs(ref, cand, rtol, out):
+    """Per step: |cand - ref| / |ref| <= rtol (the schedule, in double)."""
+    if len(ref) != len(cand):
+        return [f"learning rates: reference has {len(ref)} steps, candidate {len(cand)}"]
+    fails, worst = [], 0.0
+    for i, (r, c) in enumerate(zip(ref, cand)):
+        if c is None:
+            fails.append(f"lr of step {i}: the candidate's metrics have none")
+            continue
+        e = abs(c - r) / max(abs(r), 1e-300)
+        worst = max(worst, e)
+        if not e <= rtol:
+            fails.append(f"lr of step {i}: reference {r!r}, candidate {c!r}, error {e:.3g} > {rtol:g}")
+    out.append(f"learning rates: {len(ref)} steps, {min(ref, default=0):.6g} to {max(ref, default=0):.6g}, "
+               f"worst error {worst:.3g} (rtol {rtol:g})")
+    return fails
 
 
 def load_tensors(path):
@@ -238,6 +267,8 @@ def main(argv=None):
     ap.add_argument("--zero-grad-rms", type=float,
                     help="leave out elements whose reference gradient RMS is below this "
                          "(AdamW runs: needs the reference's optimizer state)")
+    ap.add_argument("--lr-rtol", type=float,
+                    help="also compare the reference's lrs.json with the metrics' per-step lr")
     ap.add_argument("--show", type=int, default=8, help="worst tensors to list when all pass")
     args = ap.parse_args(argv)
     for name in ("loss_rtol", "param_rtol", "param_atol", "state_atol"):
@@ -254,6 +285,11 @@ def main(argv=None):
             cand_losses, cand_src = load_metrics(args.metrics)
         else:
             cand_losses, cand_src = load_losses_json(os.path.join(args.candidate, "losses.json"))
+        if args.lr_rtol is not None:
+            if not args.metrics:
+                raise InputError("--lr-rtol needs the candidate's --metrics")
+            ref_lrs, _ = load_losses_json(os.path.join(args.reference, "lrs.json"))
+            cand_lrs = load_metrics_lrs(args.metrics)
         ref_params = load_tensors(os.path.join(args.reference, "params.safetensors"))
         cand_params = load_tensors(os.path.join(args.candidate, "params.safetensors"))
         compare_state = args.state_rtol is not None and \
@@ -275,6 +311,8 @@ def main(argv=None):
             return 2
         masks = zero_gradient_masks(ref_state, args.zero_grad_rms)
     fails += compare_losses(ref_losses, cand_losses, args.loss_rtol, out)
+    if args.lr_rtol is not None:
+        fails += compare_lrs(ref_lrs, cand_lrs, args.lr_rtol, out)
     fails += compare_tensor_sets("params", ref_params, cand_params, args.param_rtol,
                                  args.param_atol, args.show, out, masks=masks)
     if compare_state:

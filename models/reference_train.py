@@ -4,7 +4,8 @@
 
     reference_train.py MODEL.onnx --data TOKENS.bin --global-batch B --seq T --steps K
         --optimizer sgd|adamw --lr X [--weight-decay W] [--beta1 B1 --beta2 B2 --eps E]
-        [--clip-norm C] [--data-dtype uint16|uint32] [--threads N] --out DIR
+        [--clip-norm C] [--lr-schedule constant|cosine|linear --warmup-steps W
+        --decay-steps D --min-lr X] [--data-dtype uint16|uint32] [--threads N] --out DIR
         [--step-times FILE.json]
 
     reference_train.py --print-batches --data TOKENS.bin --global-batch B --seq T --steps K
@@ -21,10 +22,13 @@ Each step reads the batch of the contract: sample j of step s starts at token
 loss is the mean token cross-entropy over all B*T tokens; then
 torch.nn.utils.clip_grad_norm_ (with --clip-norm > 0) and torch.optim.SGD (no momentum,
 coupled weight decay g += W*p) or torch.optim.AdamW (decoupled decay), the weight decay
-applied only to parameters of rank >= 2.
+applied only to parameters of rank >= 2. The learning rate of step i (from 0) is nanoGPT's
+get_lr(i), applied by torch.optim.lr_scheduler.LambdaLR: linear warmup over W steps, then
+constant or a cosine or linear decay to --min-lr at step D, constant after.
 
 Writes into DIR:
   losses.json          the K per-step losses, the float32 values (before each step's update)
+  lrs.json             the K per-step learning rates the optimizer applied
   params.safetensors   every parameter after K steps, by ONNX initializer name, F32,
                        ONNX layout, in initializer order (a tied alias once, as its initializer)
   optimizer.safetensors  AdamW only: `<name>.adam_m`, `<name>.adam_v` (F32) and
@@ -36,6 +40,7 @@ step: batch, forward, loss, backward, clipping, optimizer step), for bench/.
 """
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -197,6 +202,19 @@ def build_model(path, meta, inits, seq):
 
 # --------------------------------------------------------------------------- training
 
+def get_lr(it, args):
+    """nanoGPT's get_lr: the learning rate of step `it` (0-based)."""
+    if it < args.warmup_steps:
+        return args.lr * (it + 1) / (args.warmup_steps + 1)
+    if args.lr_schedule == "constant":
+        return args.lr
+    if it > args.decay_steps:
+        return args.min_lr
+    ratio = (it - args.warmup_steps) / (args.decay_steps - args.warmup_steps)
+    coeff = 0.5 * (1.0 + math.cos(math.pi * ratio)) if args.lr_schedule == "cosine" else 1.0 - ratio
+    return args.min_lr + coeff * (args.lr - args.min_lr)
+
+
 def train(args):
     import torch
     import torch.nn.functional as F
@@ -227,7 +245,10 @@ def train(args):
         opt = torch.optim.AdamW(groups, lr=args.lr, betas=(args.beta1, args.beta2), eps=args.eps,
                                 foreach=False)
 
+    scheduler = torch.optim.lr_scheduler.LambdaLR(opt, lambda it: get_lr(it, args) / args.lr)
+
     losses = []
+    lrs = []
     step_ms = []
     t0 = time.perf_counter()
     for step in range(args.steps):
@@ -240,7 +261,9 @@ def train(args):
         loss.backward()
         if args.clip_norm > 0:
             torch.nn.utils.clip_grad_norm_([params[n] for n in names], args.clip_norm)
+        lrs.append(opt.param_groups[0]["lr"])
         opt.step()
+        scheduler.step()
         value = float(loss.detach().to(torch.float32).item())
         if not np.isfinite(value):
             raise SystemExit(f"step {step}: loss is {value}")
@@ -253,9 +276,10 @@ def train(args):
             f.write("\n")
 
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "losses.json"), "w") as f:
-        json.dump(losses, f)
-        f.write("\n")
+    for name, values in (("losses.json", losses), ("lrs.json", lrs)):
+        with open(os.path.join(args.out, name), "w") as f:
+            json.dump(values, f)
+            f.write("\n")
     as_f32 = lambda t: t.detach().to(torch.float32).contiguous().numpy()  # noqa: E731
     safetensors_io.write(os.path.join(args.out, "params.safetensors"),
                          {n: as_f32(params[n]) for n in names},
@@ -299,6 +323,10 @@ def main(argv=None):
     ap.add_argument("--beta2", type=float, default=0.999)
     ap.add_argument("--eps", type=float, default=1e-8)
     ap.add_argument("--clip-norm", type=float, default=0.0, help="0: no clipping")
+    ap.add_argument("--lr-schedule", choices=["constant", "cosine", "linear"], default="constant")
+    ap.add_argument("--warmup-steps", type=int, default=0, metavar="W")
+    ap.add_argument("--decay-steps", type=int, default=0, metavar="D")
+    ap.add_argument("--min-lr", type=float, default=0.0)
     ap.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
     ap.add_argument("--dtype", choices=["float32", "float64"], default="float32",
                     help="compute precision (float64 to calibrate tolerances; files stay F32)")

@@ -383,14 +383,11 @@ struct HetdBuildRanksPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    OptimizerSettings settings{optimizer == "adamw", lr,   weightDecay, beta1,
-                               beta2,                eps,  clipNorm};
-    if (optimizer != "adamw" && optimizer != "sgd") {
-      module.emitError("unknown optimizer '")
-          << optimizer << "'; expected adamw or sgd";
-      return signalPassFailure();
-    }
-    if (failed(settings.verify(module)))
+    FailureOr<OptimizerSettings> settings = OptimizerSettings::parse(
+        module, optimizer, lrSchedule,
+        {true, lr, weightDecay, beta1, beta2, eps, clipNorm, {}, warmupSteps,
+         decaySteps, minLr});
+    if (failed(settings))
       return signalPassFailure();
     FailureOr<planner::Plan> plan = loadPlan(module);
     if (failed(plan))
@@ -496,7 +493,7 @@ struct HetdBuildRanksPass
       return signalPassFailure();
     }
     for (const planner::RankSchedule &rank : schedule)
-      if (failed(RankBuilder(module, *plan, rank, settings, stages, tiedGroups)
+      if (failed(RankBuilder(module, *plan, rank, *settings, stages, tiedGroups)
                      .build()))
         return signalPassFailure();
   }

@@ -26,11 +26,7 @@ void buildCompilePipeline(OpPassManager &pm,
     if (options.emit == "hetg")
       return;
     // The plan, checked against the model, is now the module's hetd.plan.
-    HetgOptimizerOptions update = options.update();
-    pm.addPass(createHetdBuildRanks({"", update.optimizer, update.lr,
-                                     update.weightDecay, update.beta1,
-                                     update.beta2, update.eps,
-                                     update.clipNorm}));
+    pm.addPass(createHetdBuildRanks(options.update<HetdBuildRanksOptions>()));
     pm.addPass(createInlinerPass());
     pm.addPass(createSymbolDCEPass());
     pm.addPass(createCanonicalizerPass());

@@ -137,7 +137,7 @@ LogicalResult buildStep(func::FuncOp func, ModuleOp module,
   }
 
   ParameterUpdateBuilder updates(module, builder, loc, settings);
-  if (failed(updates.beginStep()))
+  if (failed(updates.beginStep(func)))
     return failure();
   // An overflow in the scaled gradients skips the step.
   Value finite = scale ? buildIsFinite(builder, loc, norm) : Value();
@@ -174,14 +174,11 @@ struct HetgOptimizerPass : hetc::impl::HetgOptimizerBase<HetgOptimizerPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (optimizer != "adamw" && optimizer != "sgd") {
-      module.emitError("unknown optimizer '")
-          << optimizer << "'; expected adamw or sgd";
-      return signalPassFailure();
-    }
-    OptimizerSettings h{
-        optimizer == "adamw", lr, weightDecay, beta1, beta2, eps, clipNorm};
-    if (failed(h.verify(module)))
+    FailureOr<OptimizerSettings> settings = OptimizerSettings::parse(
+        module, optimizer, lrSchedule,
+        {true, lr, weightDecay, beta1, beta2, eps, clipNorm, {}, warmupSteps,
+         decaySteps, minLr});
+    if (failed(settings))
       return signalPassFailure();
     SmallVector<func::FuncOp> steps;
     for (auto func : module.getOps<func::FuncOp>())
@@ -201,7 +198,7 @@ struct HetgOptimizerPass : hetc::impl::HetgOptimizerBase<HetgOptimizerPass> {
           << steps[0].getName() << " also returns gradients";
       return signalPassFailure();
     }
-    if (failed(buildStep(steps.front(), module, h)))
+    if (failed(buildStep(steps.front(), module, *settings)))
       signalPassFailure();
   }
 };

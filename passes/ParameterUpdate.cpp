@@ -17,12 +17,40 @@ constexpr StringLiteral kStepGlobal = "optimizer.step";
 constexpr double kClipEpsilon = 1e-6;
 } // namespace
 
-LogicalResult OptimizerSettings::verify(Operation *anchor) const {
-  if (lr < 0.0 || weightDecay < 0.0 || eps < 0.0 || clipNorm < 0.0 ||
-      !(beta1 >= 0.0 && beta1 < 1.0) || !(beta2 >= 0.0 && beta2 < 1.0))
+FailureOr<OptimizerSettings>
+OptimizerSettings::parse(Operation *anchor, StringRef optimizer,
+                         StringRef schedule, OptimizerSettings settings) {
+  if (optimizer != "adamw" && optimizer != "sgd")
+    return anchor->emitError("unknown optimizer '")
+           << optimizer << "'; expected adamw or sgd";
+  settings.adamw = optimizer == "adamw";
+  std::optional<hetg::LrScheduleKind> kind =
+      hetg::symbolizeLrScheduleKind(schedule);
+  if (!kind)
+    return anchor->emitError("unknown learning-rate schedule '")
+           << schedule << "'; expected constant, cosine or linear";
+  settings.lrSchedule = *kind;
+  if (settings.lr < 0.0 || settings.weightDecay < 0.0 || settings.eps < 0.0 ||
+      settings.clipNorm < 0.0 ||
+      !(settings.beta1 >= 0.0 && settings.beta1 < 1.0) ||
+      !(settings.beta2 >= 0.0 && settings.beta2 < 1.0))
     return anchor->emitError("the optimizer needs lr, weight-decay, eps and "
                              "clip-norm >= 0 and betas in [0, 1)");
-  return success();
+  if (settings.warmupSteps < 0 || settings.minLr < 0.0)
+    return anchor->emitError("the schedule needs warmup-steps >= 0 and "
+                             "min-lr >= 0");
+  bool decays = *kind != hetg::LrScheduleKind::constant;
+  if (decays && settings.decaySteps <= settings.warmupSteps)
+    return anchor->emitError("a ")
+           << schedule << " schedule needs decay-steps > warmup-steps, got "
+           << settings.decaySteps << " and " << settings.warmupSteps;
+  if (decays && settings.minLr > settings.lr)
+    return anchor->emitError("min-lr ")
+           << settings.minLr << " exceeds lr " << settings.lr;
+  if (!decays && (settings.decaySteps != 0 || settings.minLr != 0.0))
+    return anchor->emitError("decay-steps and min-lr need a cosine or "
+                             "linear schedule");
+  return settings;
 }
 
 ParameterUpdateBuilder::ParameterUpdateBuilder(ModuleOp module,
@@ -56,7 +84,27 @@ FailureOr<mlp::GlobalOp> ParameterUpdateBuilder::createStateGlobal(
   return global;
 }
 
-LogicalResult ParameterUpdateBuilder::beginStep() {
+LogicalResult ParameterUpdateBuilder::beginStep(func::FuncOp func) {
+  if (settings.scheduled()) {
+    // The runtime writes the step's 0-based index into this argument.
+    auto indexType = RankedTensorType::get({}, builder.getI64Type());
+    unsigned index = func.getNumArguments();
+    NamedAttribute attrs[] = {
+        builder.getNamedAttr(hetg::kNameAttr, builder.getStringAttr("step")),
+        builder.getNamedAttr(hetg::kStepIndexAttr, builder.getUnitAttr())};
+    if (failed(func.insertArgument(index, indexType,
+                                   builder.getDictionaryAttr(attrs), loc)))
+      return failure();
+    // A zero lr makes the factor irrelevant, and min_lr / lr undefined.
+    double minFactor = settings.lr > 0.0 ? settings.minLr / settings.lr : 0.0;
+    lrFactor = hetg::LrScheduleOp::create(
+        builder, loc, func.getArgument(index),
+        hetg::LrScheduleKindAttr::get(builder.getContext(),
+                                      settings.lrSchedule),
+        builder.getI64IntegerAttr(settings.warmupSteps),
+        builder.getI64IntegerAttr(settings.decaySteps),
+        builder.getF64FloatAttr(minFactor));
+  }
   if (!settings.adamw)
     return success();
   auto stepType = RankedTensorType::get({}, builder.getI64Type());
@@ -85,7 +133,7 @@ FailureOr<Value> ParameterUpdateBuilder::update(mlp::GlobalOp owner,
   auto ownerType = llvm::cast<RankedTensorType>(owner.getType());
   double decay = ownerType.getRank() >= 2 ? settings.weightDecay : 0.0;
   if (!settings.adamw)
-    return Value(hetg::SgdOp::create(builder, loc, param, grad,
+    return Value(hetg::SgdOp::create(builder, loc, param, grad, lrFactor,
                                      builder.getF64FloatAttr(settings.lr),
                                      builder.getF64FloatAttr(decay)));
   if (!step)
@@ -105,7 +153,7 @@ FailureOr<Value> ParameterUpdateBuilder::update(mlp::GlobalOp owner,
   Value vValue =
       mlp::GlobalLoadOp::create(builder, loc, type, FlatSymbolRefAttr::get(*v));
   auto adamw = hetg::AdamWOp::create(
-      builder, loc, param, grad, mValue, vValue, step,
+      builder, loc, param, grad, mValue, vValue, step, lrFactor,
       builder.getF64FloatAttr(settings.lr),
       builder.getF64FloatAttr(settings.beta1),
       builder.getF64FloatAttr(settings.beta2),

@@ -11,6 +11,8 @@
 #ifndef HETC_PASSES_PARAMETERUPDATE_H
 #define HETC_PASSES_PARAMETERUPDATE_H
 
+#include "dialects/HetGraph/HetGraph.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -18,15 +20,29 @@
 
 namespace hetc {
 
-/// torch.optim's settings of SGD and AdamW.
+/// torch.optim's settings of SGD and AdamW, and nanoGPT's learning-rate
+/// schedule.
 struct OptimizerSettings {
   bool adamw = true;
   double lr = 1e-3, weightDecay = 0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
   /// Clip the global gradient norm to this value; 0: no clipping.
   double clipNorm = 0;
+  hetg::LrScheduleKind lrSchedule = hetg::LrScheduleKind::constant;
+  int64_t warmupSteps = 0, decaySteps = 0;
+  double minLr = 0;
 
-  /// Checks the ranges (lr, decay, eps, clip >= 0; betas in [0, 1)).
-  mlir::LogicalResult verify(mlir::Operation *anchor) const;
+  /// `settings` with the optimizer and schedule named, checked: names
+  /// known, lr, decay, eps, clip, warmup and min-lr >= 0, betas in [0, 1),
+  /// a decay past the warmup (the options of hetg-optimizer and
+  /// hetd-build-ranks).
+  static mlir::FailureOr<OptimizerSettings>
+  parse(mlir::Operation *anchor, llvm::StringRef optimizer,
+        llvm::StringRef schedule, OptimizerSettings settings);
+
+  /// Whether the learning rate changes over the steps.
+  bool scheduled() const {
+    return lrSchedule != hetg::LrScheduleKind::constant || warmupSteps > 0;
+  }
 };
 
 /// Builds the updates of one step function at the builder's insertion
@@ -39,8 +55,10 @@ public:
                          mlir::Location loc, const OptimizerSettings &settings);
 
   /// Loads and increments `@optimizer.step` (AdamW only), creating the
-  /// global the first time a module needs it. Call once per function.
-  mlir::LogicalResult beginStep();
+  /// global the first time a module needs it; with a schedule, adds the
+  /// step index argument to `func` and computes the step's lr_schedule.
+  /// Call once per function.
+  mlir::LogicalResult beginStep(mlir::func::FuncOp func);
 
   /// The new value of `param` (parameter `owner`, or the flat piece of it
   /// `piece` names, e.g. "[0:96]") after its gradient `grad`. AdamW's
@@ -72,7 +90,7 @@ private:
   mlir::Location loc;
   OptimizerSettings settings;
   mlir::SymbolTable symbols;
-  mlir::Value step, finite;
+  mlir::Value step, lrFactor, finite;
   mlir::ml_program::GlobalOp counterGlobal;
   llvm::SmallVector<std::pair<mlir::ml_program::GlobalOp, mlir::Value>>
       stateStores;

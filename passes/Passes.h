@@ -57,8 +57,39 @@ struct UpdatePipelineOptions : mlir::PassPipelineOptions<Derived> {
       llvm::cl::desc("Clip the global gradient norm (0: no clipping)"),
       llvm::cl::init(0.0)};
 
-  HetgOptimizerOptions update() const {
-    return {optimizer, lr, weightDecay, beta1, beta2, eps, clipNorm};
+  Option<std::string> lrSchedule{
+      *this, "lr-schedule",
+      llvm::cl::desc("Learning-rate schedule after the warmup: constant, "
+                     "cosine or linear"),
+      llvm::cl::init("constant")};
+  Option<int64_t> warmupSteps{*this, "warmup-steps",
+                              llvm::cl::desc("Steps of linear warmup"),
+                              llvm::cl::init(0)};
+  Option<int64_t> decaySteps{
+      *this, "decay-steps",
+      llvm::cl::desc("The step at which the decay reaches min-lr"),
+      llvm::cl::init(0)};
+  Option<double> minLr{*this, "min-lr",
+                       llvm::cl::desc("The learning rate after the decay"),
+                       llvm::cl::init(0.0)};
+
+  /// These options as those of a pass with the update options
+  /// (hetg-optimizer, hetd-build-ranks).
+  template <typename PassOptions = HetgOptimizerOptions>
+  PassOptions update() const {
+    PassOptions pass;
+    pass.optimizer = optimizer;
+    pass.lr = lr;
+    pass.weightDecay = weightDecay;
+    pass.beta1 = beta1;
+    pass.beta2 = beta2;
+    pass.eps = eps;
+    pass.clipNorm = clipNorm;
+    pass.lrSchedule = lrSchedule;
+    pass.warmupSteps = warmupSteps;
+    pass.decaySteps = decaySteps;
+    pass.minLr = minLr;
+    return pass;
   }
 };
 

@@ -223,6 +223,34 @@ def HetgAutodiff : Pass<"hetg-autodiff", "mlir::ModuleOp"> {
   let dependentDialects = ["::hetc::hetg::HetGraphDialect"];
 }
 
+// The update's options: those of hetg-optimizer and hetd-build-ranks.
+defvar UpdateOptions = [
+  Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
+         "adamw or sgd">,
+  Option<"lr", "lr", "double", /*default=*/"1e-3",
+         "Learning rate (the peak of a schedule)">,
+  Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
+         "Weight decay for parameters of rank >= 2 (decoupled for adamw)">,
+  Option<"beta1", "beta1", "double", /*default=*/"0.9",
+         "AdamW decay of the gradient average">,
+  Option<"beta2", "beta2", "double", /*default=*/"0.999",
+         "AdamW decay of the squared gradient average">,
+  Option<"eps", "eps", "double", /*default=*/"1e-8",
+         "AdamW term added to the denominator">,
+  Option<"clipNorm", "clip-norm", "double", /*default=*/"0.0",
+         "Clip the global gradient norm to this value (0: no clipping)">,
+  Option<"lrSchedule", "lr-schedule", "std::string",
+         /*default=*/"\"constant\"",
+         "Learning-rate schedule after the warmup: constant, cosine or "
+         "linear (decay to min-lr at step decay-steps)">,
+  Option<"warmupSteps", "warmup-steps", "int64_t", /*default=*/"0",
+         "Steps of linear warmup">,
+  Option<"decaySteps", "decay-steps", "int64_t", /*default=*/"0",
+         "The step at which a cosine or linear decay reaches min-lr">,
+  Option<"minLr", "min-lr", "double", /*default=*/"0.0",
+         "The learning rate at the end of the decay">
+];
+
 def HetgOptimizer : Pass<"hetg-optimizer", "mlir::ModuleOp"> {
   let summary = "Update the parameters from the gradients the function returns";
   let description = [{
@@ -241,6 +269,14 @@ def HetgOptimizer : Pass<"hetg-optimizer", "mlir::ModuleOp"> {
     `min(1, clip-norm / (global_norm + 1e-6))`, as
     torch.nn.utils.clip_grad_norm_ does.
 
+    With a learning-rate schedule (`lr-schedule` other than constant, or
+    `warmup-steps > 0`), the function takes one more argument, `step`
+    (0-D i64, marked `hetg.step_index`: the 0-based index of the step,
+    written by the runtime before each step), and every update takes
+    `hetg.lr_schedule`'s factor of it as `lr_factor`: nanoGPT's `get_lr`,
+    linear warmup over `warmup-steps`, then constant or a cosine or linear
+    decay to `min-lr` at step `decay-steps`, constant after.
+
     With the loss scaling of `hetg-mixed-precision` (a global marked
     `hetg.loss_scale`), the gradients are first multiplied by 1 / scale;
     a step whose gradient norm is not finite stores the old values of the
@@ -249,21 +285,7 @@ def HetgOptimizer : Pass<"hetg-optimizer", "mlir::ModuleOp"> {
     and the scale and its good-step count are updated as
     torch.cuda.amp.GradScaler does.
   }];
-  let options = [
-    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
-           "adamw or sgd">,
-    Option<"lr", "lr", "double", /*default=*/"1e-3", "Learning rate">,
-    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
-           "Weight decay for parameters of rank >= 2 (decoupled for adamw)">,
-    Option<"beta1", "beta1", "double", /*default=*/"0.9",
-           "AdamW decay of the gradient average">,
-    Option<"beta2", "beta2", "double", /*default=*/"0.999",
-           "AdamW decay of the squared gradient average">,
-    Option<"eps", "eps", "double", /*default=*/"1e-8",
-           "AdamW term added to the denominator">,
-    Option<"clipNorm", "clip-norm", "double", /*default=*/"0.0",
-           "Clip the global gradient norm to this value (0: no clipping)">
-  ];
+  let options = UpdateOptions;
   let dependentDialects = ["::hetc::hetg::HetGraphDialect",
                            "::mlir::ml_program::MLProgramDialect"];
 }
@@ -482,23 +504,10 @@ def HetdBuildRanks : Pass<"hetd-build-ranks", "mlir::ModuleOp"> {
     Stage functions become private, so `inline` and `symbol-dce` leave only
     the rank functions. Optimizer options are those of `hetg-optimizer`.
   }];
-  let options = [
+  let options = !listconcat([
     Option<"planFile", "plan", "std::string", /*default=*/"",
-           "Plan JSON file (default: the module's hetd.plan attribute)">,
-    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adamw\"",
-           "adamw or sgd">,
-    Option<"lr", "lr", "double", /*default=*/"1e-3", "Learning rate">,
-    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
-           "Weight decay for parameters of rank >= 2 (decoupled for adamw)">,
-    Option<"beta1", "beta1", "double", /*default=*/"0.9",
-           "AdamW decay of the gradient average">,
-    Option<"beta2", "beta2", "double", /*default=*/"0.999",
-           "AdamW decay of the squared gradient average">,
-    Option<"eps", "eps", "double", /*default=*/"1e-8",
-           "AdamW term added to the denominator">,
-    Option<"clipNorm", "clip-norm", "double", /*default=*/"0.0",
-           "Clip the global gradient norm to this value (0: no clipping)">
-  ];
+           "Plan JSON file (default: the module's hetd.plan attribute)">
+  ], UpdateOptions);
   let dependentDialects = ["::hetc::hetd::HetDistDialect",
                            "::hetc::hetg::HetGraphDialect",
                            "::mlir::ml_program::MLProgramDialect"];

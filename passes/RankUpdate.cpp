@@ -283,7 +283,7 @@ Value RankBuilder::gatherUpdatedShard(ArrayRef<Value> updatedPieces) {
 
 LogicalResult RankBuilder::update() {
   ParameterUpdateBuilder updates(module, builder, loc, settings);
-  if (failed(updates.beginStep()))
+  if (failed(updates.beginStep(rankFunc)))
     return failure();
   SmallVector<UpdatePiece> pieces = gradientPieces();
   FailureOr<std::optional<LossScaler>> scaler = LossScaler::find(module);

@@ -14,6 +14,7 @@
 #include "compiler/Driver/Diagnostics.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/InitializerSelection.h"
+#include "compiler/Driver/UpdateFlags.h"
 #include "compiler/Import/ONNX/ONNXImporter.h"
 #include "compiler/Package/PackageWriter.h"
 #include "dialects/HetExec/HetExec.h"
@@ -78,34 +79,7 @@ cl::opt<int64_t> seqLength("seq", cl::sub(compileSubcommand),
                            cl::value_desc("T"),
                            cl::desc("Tokens per sample"));
 
-cl::opt<OptimizerFlag> optimizerFlag(
-    "optimizer", cl::sub(compileSubcommand), cl::cat(compileCategory),
-    cl::init(OptimizerFlag::adamw), optimizerFlagValues(),
-    cl::desc("Parameter update, with torch.optim semantics (default adamw)"));
-
-cl::opt<double> learningRate("lr", cl::sub(compileSubcommand),
-                             cl::cat(compileCategory), cl::value_desc("X"),
-                             cl::init(1e-3),
-                             cl::desc("Learning rate (default 1e-3)"));
-
-cl::opt<double> weightDecay(
-    "weight-decay", cl::sub(compileSubcommand), cl::cat(compileCategory),
-    cl::value_desc("W"), cl::init(0.0),
-    cl::desc("Weight decay of parameters of rank >= 2 (default 0)"));
-
-cl::opt<double> beta1("beta1", cl::sub(compileSubcommand),
-                      cl::cat(compileCategory), cl::init(0.9),
-                      cl::desc("AdamW beta1 (default 0.9)"));
-cl::opt<double> beta2("beta2", cl::sub(compileSubcommand),
-                      cl::cat(compileCategory), cl::init(0.999),
-                      cl::desc("AdamW beta2 (default 0.999)"));
-cl::opt<double> epsilon("eps", cl::sub(compileSubcommand),
-                        cl::cat(compileCategory), cl::init(1e-8),
-                        cl::desc("AdamW epsilon (default 1e-8)"));
-cl::opt<double> clipNorm(
-    "clip-norm", cl::sub(compileSubcommand), cl::cat(compileCategory),
-    cl::init(0.0),
-    cl::desc("Clip the global gradient norm to this value (default 0: off)"));
+UpdateFlags updateFlags(compileSubcommand, compileCategory);
 
 cl::opt<bool> forwardOnly(
     "forward-only", cl::sub(compileSubcommand), cl::cat(compileCategory),
@@ -360,13 +334,8 @@ int runCompile() {
     return usageError("--global-batch and --seq must be positive (got "
                       "--global-batch=" +
                       Twine(globalBatch.getValue()) + " --seq=" + Twine(seqLength.getValue()) + ")");
-  if (!(learningRate > 0))
-    return usageError("--lr must be positive (got " + Twine(std::to_string(learningRate.getValue())) +
-                      ")");
-  if (weightDecay < 0 || clipNorm < 0 || epsilon <= 0 || beta1 < 0 ||
-      beta1 >= 1 || beta2 < 0 || beta2 >= 1)
-    return usageError("--weight-decay and --clip-norm must be >= 0, --eps > "
-                      "0, and --beta1/--beta2 in [0, 1)");
+  if (std::optional<std::string> problem = updateFlags.problem())
+    return usageError(*problem);
 
   FailureOr<SmallVector<int64_t>> recomputeList =
       parseRecomputeList(recomputeSegments);
@@ -374,7 +343,6 @@ int runCompile() {
     return usageError("--recompute must be all, none or a comma-separated "
                       "list of segment numbers (got '" +
                       recomputeSegments + "')");
-  StringRef optimizerKind = optimizerName(optimizerFlag);
   planner::PrecisionChoice precision = precisionChoice(precisionFlag);
   bool distributed = !planPath.empty() || numDevices != 1;
   if (numDevices < 1 || numDevices > globalBatch)
@@ -431,7 +399,7 @@ int runCompile() {
   if (!clusterPath.empty() && !isTrainStep(module)) {
     FailureOr<PlanningInput> input = preparePlanning(
         module, llvm::sys::path::stem(modelPath), clusterPath, globalBatch,
-        seqLength, optimizerKind == "adamw");
+        seqLength, updateFlags.adamw());
     if (failed(input))
       return kExitFailure;
     if (deviceMemory.empty())
@@ -493,13 +461,7 @@ int runCompile() {
     CompilePipelineOptions options;
     options.globalBatch = globalBatch;
     options.seq = seqLength;
-    options.optimizer = optimizerKind.str();
-    options.lr = learningRate;
-    options.weightDecay = weightDecay;
-    options.beta1 = beta1;
-    options.beta2 = beta2;
-    options.eps = epsilon;
-    options.clipNorm = clipNorm;
+    updateFlags.applyTo(options);
     options.recompute = *recomputeList;
     options.recomputeAll = recomputeSegments == "all";
     options.precision =
@@ -551,8 +513,7 @@ int runCompile() {
   if (forwardOnly)
     settings.optimizer.kind = "none";
   else
-    settings.optimizer = {optimizerKind.str(), learningRate, weightDecay, beta1,
-                          beta2,         epsilon,      clipNorm};
+    settings.optimizer = updateFlags.manifestSettings();
   settings.initializers = std::move(initializers);
   if (plan)
     settings.planJson = planner::printPlan(*plan);

@@ -15,6 +15,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -125,6 +126,18 @@ int runInspect() {
                                  "eps %g, clip_norm %g\n",
                                  opt.lr(), opt.weight_decay(), opt.beta1(),
                                  opt.beta2(), opt.eps(), opt.clip_norm());
+  if (opt.warmup_steps() > 0 ||
+      (!opt.lr_schedule().empty() && opt.lr_schedule() != "constant"))
+    llvm::outs() << "lr schedule " << opt.lr_schedule()
+                 << llvm::format(": warmup %lld steps",
+                                 static_cast<long long>(opt.warmup_steps()))
+                 << (opt.lr_schedule() == "constant"
+                         ? std::string()
+                         : llvm::formatv(", decay to {0} at step {1}",
+                                         llvm::format("%g", opt.min_lr()),
+                                         opt.decay_steps())
+                               .str())
+                 << "\n";
   if (manifest.has_initializers())
     printInitializerSummary(summarizeInitializers(manifest), "", llvm::outs());
   for (const std::string &file :
@@ -155,7 +168,9 @@ int runInspect() {
                  << program.first_sample() + program.num_samples()
                  << "), arena " << program.arena_bytes() << " bytes, "
                  << program.instructions_size() << " launches, "
-                 << program.buffers_size() << " buffers\n";
+                 << program.buffers_size() << " buffers, "
+                 << llvm::format("%.3g", rank.model_flops() / 1e9)
+                 << " model GFLOP per step\n";
 
     std::map<std::string, int> kernels;
     for (const pkg::Instruction &instruction : program.instructions())

@@ -3,6 +3,8 @@
 #include "compiler/Package/PackageWriter.h"
 
 #include "dialects/HetExec/HetExec.h"
+#include "runtime/package/FileDigest.h"
+#include "runtime/package/OutputFolder.h"
 #include "runtime/package/Package.h"
 #include "runtime/package/Safetensors.h"
 
@@ -275,27 +277,6 @@ LogicalResult writeMessage(ModuleOp module, const Message &message,
   return success();
 }
 
-/// Moves the finished package from `staging` to `path`, replacing a package
-/// already there.
-LogicalResult moveIntoPlace(ModuleOp module, StringRef staging,
-                            StringRef path) {
-  if (llvm::sys::fs::exists(path)) {
-    SmallString<256> manifest(path);
-    llvm::sys::path::append(manifest, kManifestFile);
-    if (!llvm::sys::fs::is_directory(path) ||
-        !llvm::sys::fs::exists(manifest))
-      return module.emitError("'")
-             << path << "' exists and is not a package; not replacing it";
-    if (std::error_code ec = llvm::sys::fs::remove_directories(path))
-      return module.emitError("cannot replace the package '")
-             << path << "': " << ec.message();
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(staging, path))
-    return module.emitError("cannot move the package into '")
-           << path << "': " << ec.message();
-  return success();
-}
-
 LogicalResult writeInto(ModuleOp module, const ManifestSettings &settings,
                         StringRef dir) {
   SmallVector<hetx::ProgramOp> programs =
@@ -335,6 +316,10 @@ LogicalResult writeInto(ModuleOp module, const ManifestSettings &settings,
   optimizer->set_beta2(settings.optimizer.beta2);
   optimizer->set_eps(settings.optimizer.eps);
   optimizer->set_clip_norm(settings.optimizer.clipNorm);
+  optimizer->set_lr_schedule(settings.optimizer.lrSchedule);
+  optimizer->set_warmup_steps(settings.optimizer.warmupSteps);
+  optimizer->set_decay_steps(settings.optimizer.decaySteps);
+  optimizer->set_min_lr(settings.optimizer.minLr);
 
   Tensors weights, constants;
   for (auto [index, program] : llvm::enumerate(programs)) {
@@ -354,6 +339,7 @@ LogicalResult writeInto(ModuleOp module, const ManifestSettings &settings,
     rank->set_rank(static_cast<int32_t>(index));
     rank->set_program_file(file);
     rank->set_arena_bytes(converted->arena_bytes());
+    rank->set_model_flops(program.getModelFlops());
     rank->set_stage(static_cast<int32_t>(program.getStage()));
     rank->set_replica(static_cast<int32_t>(program.getReplica()));
     if (std::optional<StringRef> device = program.getDevice())
@@ -376,6 +362,24 @@ LogicalResult writeInto(ModuleOp module, const ManifestSettings &settings,
       !writeSafetensorsFile((dir + "/" + kConstantsFile).str(),
                             constants.list, metadata, &error))
     return module.emitError(error);
+
+  // The digests of what was written, read back from the files.
+  std::vector<std::string> written;
+  for (const pkg::RankInfo &rank : manifest.ranks())
+    written.push_back(rank.program_file());
+  if (settings.writeWeights)
+    written.push_back(kWeightsFile);
+  written.push_back(kConstantsFile);
+  for (const std::string &name : written) {
+    pkg::FileDigest *file = manifest.add_files();
+    file->set_name(name);
+    int64_t bytes = 0;
+    uint64_t digest = 0;
+    if (!digestFile((dir + "/" + name).str(), &bytes, &digest, &error))
+      return module.emitError(error);
+    file->set_bytes(bytes);
+    file->set_digest(digest);
+  }
   return writeMessage(module, manifest,
                       (dir + "/" + kManifestFile).str());
 }
@@ -396,15 +400,20 @@ LogicalResult writePackage(ModuleOp module, const ManifestSettings &settings,
 
   // Staged next to the destination so the final rename stays on one
   // file system.
-  SmallString<256> staging;
-  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory(
-          absolute + ".partial", staging))
-    return module.emitError("cannot write the package '")
-           << path << "': " << ec.message();
-  if (failed(writeInto(module, settings, staging)) ||
-      failed(moveIntoPlace(module, staging, absolute))) {
-    (void)llvm::sys::fs::remove_directories(staging);
+  const FolderKind &kind = packageFolder();
+  std::string staging;
+  if (std::string error =
+          makeStagingFolder(absolute.str().str(), kind, &staging);
+      !error.empty())
+    return module.emitError("cannot write the package: ") << error;
+  if (failed(writeInto(module, settings, staging))) {
+    removeOwnFolder(staging, kind);
     return failure();
+  }
+  if (std::string error = replaceFolder(staging, absolute.str().str(), kind);
+      !error.empty()) {
+    removeOwnFolder(staging, kind);
+    return module.emitError(error);
   }
   return success();
 }

@@ -24,6 +24,9 @@ struct OptimizerSettings {
   std::string kind = "adamw";
   double lr = 1e-3, weightDecay = 0.0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
          clipNorm = 0.0;
+  std::string lrSchedule = "constant";
+  int64_t warmupSteps = 0, decaySteps = 0;
+  double minLr = 0.0;
 };
 
 /// The model's float initializers: those trained and those frozen

@@ -26,7 +26,8 @@ def HetX_InputRole : I32EnumAttr<"InputRole",
     "what an input buffer receives before a step", [
       I32EnumAttrCase<"tokens", 1>,
       I32EnumAttrCase<"labels", 2>,
-      I32EnumAttrCase<"feed", 3>
+      I32EnumAttrCase<"feed", 3>,
+      I32EnumAttrCase<"step", 4>
     ]> {
   let cppNamespace = "::hetc::hetx";
 }

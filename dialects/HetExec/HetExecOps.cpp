@@ -120,7 +120,8 @@ LogicalResult ProgramOp::verifyRegions() {
                << "; parameters and constants are loaded by name";
     }
     // Each micro-batch's tokens and labels are samples of the rank.
-    if (kind == BufferKind::input && *buffer.getRole() != InputRole::feed) {
+    if (kind == BufferKind::input && (*buffer.getRole() == InputRole::tokens ||
+                                      *buffer.getRole() == InputRole::labels)) {
       MemRefType type = buffer.getResult().getType();
       int64_t begin = buffer.getFirstSample().value_or(0);
       int64_t end = begin + (type.getRank() == 0 ? 1 : type.getDimSize(0));
@@ -174,7 +175,7 @@ LogicalResult BufferOp::verify() {
 
   BufferKind kind = getKind();
   if (getRole().has_value() != (kind == BufferKind::input))
-    return emitOpError("must have a role (tokens, labels or feed) exactly "
+    return emitOpError("must have a role (tokens, labels, feed or step) exactly "
                        "when it is an input");
   if (std::optional<int64_t> firstSample = getFirstSample()) {
     if (getRole() != InputRole::tokens && getRole() != InputRole::labels)

@@ -27,7 +27,9 @@ def HetX_ProgramOp : HetX_Op<"program", [
     `[first_sample, first_sample + num_samples)` of the global batch, as
     replica `replica` of pipeline stage `stage` of the plan, on the plan's
     device `device` (absent when there is no plan); every `tokens` and
-    `labels` input reads samples of that range.
+    `labels` input reads samples of that range. `model_flops` counts the
+    FLOPs of one step of the rank's model ops (hetg's cost conventions,
+    recomputation left out), for MFU.
 
     ```mlir
     hetx.program @rank1 attributes {arena_bytes = 320 : i64,
@@ -51,7 +53,8 @@ def HetX_ProgramOp : HetX_Op<"program", [
                        I64Attr:$num_samples,
                        DefaultValuedAttr<I32Attr, "0">:$stage,
                        DefaultValuedAttr<I32Attr, "0">:$replica,
-                       OptionalAttr<StrAttr>:$device);
+                       OptionalAttr<StrAttr>:$device,
+                       DefaultValuedAttr<I64Attr, "0">:$model_flops);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;

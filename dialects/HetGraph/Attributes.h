@@ -20,6 +20,10 @@ constexpr llvm::StringLiteral kFrozenInitializersAttr =
 /// On function arguments and results: the ONNX name (input_ids, labels,
 /// logits, loss).
 constexpr llvm::StringLiteral kNameAttr = "hetg.name";
+/// On a training step's argument `step` (0-D i64): the 0-based index of
+/// the step, which the runtime writes before each step (learning-rate
+/// schedules read it).
+constexpr llvm::StringLiteral kStepIndexAttr = "hetg.step_index";
 /// On the results of a differentiated step: the parameter a result is the
 /// gradient of.
 constexpr llvm::StringLiteral kGradientOfAttr = "hetg.gradient_of";

@@ -35,6 +35,11 @@ struct OpCost {
 /// tensor.
 std::optional<OpCost> getOpCost(mlir::Operation *op);
 
+/// The FLOPs of the ops nested in `op` (one run of a function's body),
+/// leaving out the clones hetg-recompute made (`hetg.recomputed`): the
+/// model FLOPs that MFU counts, not the FLOPs the hardware executes.
+int64_t modelFlops(mlir::Operation *op);
+
 } // namespace hetc::hetg
 
 #endif // HETC_DIALECTS_HETGRAPH_COST_H

@@ -81,6 +81,17 @@ std::optional<OpCost> getOpCost(Operation *op) {
   return OpCost{cost.flops(), cost.bytesMoved()};
 }
 
+int64_t modelFlops(Operation *op) {
+  int64_t total = 0;
+  op->walk([&](Operation *nested) {
+    if (nested->hasAttr(kRecomputedAttr))
+      return;
+    if (std::optional<OpCost> cost = getOpCost(nested))
+      total += cost->flops;
+  });
+  return total;
+}
+
 //===----------------------------------------------------------------------===//
 // Constants, data movement and shape computation: no arithmetic
 //===----------------------------------------------------------------------===//
@@ -261,6 +272,11 @@ int64_t AdamWOp::flops() {
   // denominator, * step size, subtract (6). Decay: p * (1 - lr wd) (2).
   bool decay = !getWeightDecay().isZero();
   return perElement(getParam(), 13 + (decay ? 2 : 0));
+}
+
+int64_t LrScheduleOp::flops() {
+  // A handful of scalar operations: nothing next to the updates.
+  return 0;
 }
 
 int64_t GlobalNormOp::flops() {

@@ -43,4 +43,16 @@ def HetG_ScatterReduction : I32EnumAttr<"ScatterReduction",
 def HetG_ScatterReductionAttr
     : EnumAttr<HetGraph_Dialect, HetG_ScatterReduction, "scatter_reduction">;
 
+def HetG_LrScheduleKind : I32EnumAttr<"LrScheduleKind",
+    "how the learning rate changes over the steps", [
+      I32EnumAttrCase<"constant", 0>,
+      I32EnumAttrCase<"cosine", 1>,
+      I32EnumAttrCase<"linear", 2>
+    ]> {
+  let cppNamespace = "::hetc::hetg";
+  let genSpecializedAttr = 0;
+}
+def HetG_LrScheduleKindAttr
+    : EnumAttr<HetGraph_Dialect, HetG_LrScheduleKind, "lr_schedule_kind">;
+
 #endif // HETC_DIALECT_HETGRAPH_ENUMS

@@ -158,14 +158,30 @@ OpFoldResult SiluGradOp::fold(FoldAdaptor adaptor) {
 // Optimizers
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The learning rate: `lr`, times the constant `lr_factor` when the op has
+/// one; none while the factor is not a constant.
+std::optional<double> foldedLr(APFloat lr, Value factor,
+                               Attribute factorValue) {
+  if (!factor)
+    return lr.convertToDouble();
+  std::optional<ConstantValues> constant = readConstant(factorValue);
+  if (!constant)
+    return std::nullopt;
+  return lr.convertToDouble() * constant->asDouble(0);
+}
+} // namespace
+
 OpFoldResult SgdOp::fold(FoldAdaptor adaptor) {
   std::optional<eval::Array> param = readArray(adaptor.getParam());
   std::optional<eval::Array> grad = readArray(adaptor.getGrad());
-  if (!param || !grad)
+  std::optional<double> lr =
+      foldedLr(getLr(), getLrFactor(), adaptor.getLrFactor());
+  if (!param || !grad || !lr)
     return {};
-  return writeArray(eval::sgd(*param, *grad, getLr().convertToDouble(),
-                              getWeightDecay().convertToDouble()),
-                    elementTypeOf(getParam()));
+  return writeArray(
+      eval::sgd(*param, *grad, *lr, getWeightDecay().convertToDouble()),
+      elementTypeOf(getParam()));
 }
 
 LogicalResult AdamWOp::fold(FoldAdaptor adaptor,
@@ -175,10 +191,12 @@ LogicalResult AdamWOp::fold(FoldAdaptor adaptor,
   std::optional<eval::Array> m = readArray(adaptor.getExpAvg());
   std::optional<eval::Array> v = readArray(adaptor.getExpAvgSq());
   std::optional<ConstantValues> step = readConstant(adaptor.getStep());
-  if (!param || !grad || !m || !v || !step)
+  std::optional<double> lr =
+      foldedLr(getLr(), getLrFactor(), adaptor.getLrFactor());
+  if (!param || !grad || !m || !v || !step || !lr)
     return failure();
   eval::AdamWHyper hyper{
-      getLr().convertToDouble(), getBeta1().convertToDouble(),
+      *lr, getBeta1().convertToDouble(),
       getBeta2().convertToDouble(), getEps().convertToDouble(),
       getWeightDecay().convertToDouble()};
   eval::AdamWState state =

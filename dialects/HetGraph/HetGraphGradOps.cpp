@@ -234,6 +234,18 @@ LogicalResult AdamWOp::verify() {
   return success();
 }
 
+LogicalResult LrScheduleOp::verify() {
+  int64_t warmup = getWarmupSteps(), decay = getDecaySteps();
+  if (warmup < 0 || getMinFactor().isNegative())
+    return emitOpError("needs warmup_steps >= 0 and min_factor >= 0");
+  if (getKind() != LrScheduleKind::constant && decay <= warmup)
+    return emitOpError("a ")
+           << stringifyLrScheduleKind(getKind())
+           << " schedule needs decay_steps > warmup_steps, got " << decay
+           << " and " << warmup;
+  return success();
+}
+
 LogicalResult GlobalNormOp::inferReturnTypes(MLIRContext *,
                                              std::optional<Location> loc,
                                              Adaptor adaptor,

@@ -11,21 +11,34 @@
 
 include "HetGraphDialect.td"
 
-def HetG_SgdOp : HetG_Op<"sgd", [Pure, SameOperandsAndResultType]> {
+// A learning-rate factor: tensor<f64>.
+def HetG_LrFactor : 0DTensorOf<[F64]> {
+  let builderCall = "::mlir::RankedTensorType::get({}, $_builder.getF64Type())";
+}
+
+def HetG_SgdOp : HetG_Op<"sgd", [Pure,
+    AllTypesMatch<["param", "grad", "new_param"]>]> {
   let summary = "One step of stochastic gradient descent";
   let description = [{
     torch.optim.SGD without momentum: `param - lr * (grad + weight_decay *
-    param)`; the decay is torch's coupled L2 term and is 0 by default.
+    param)`; the decay is torch's coupled L2 term and is 0 by default. With
+    `lr_factor` (a step's `hetg.lr_schedule`), the rate is `lr * lr_factor`,
+    as torch's LambdaLR sets it.
 
     ```mlir
     %p1 = hetg.sgd %p, %g <{lr = 1.000000e-01 : f64}> : tensor<64x64xf32>
+    %p2 = hetg.sgd %p, %g lr_factor %f <{lr = 1.000000e-01 : f64}>
+        : tensor<64x64xf32>
     ```
   }];
   let arguments = (ins HetG_FloatTensor:$param, HetG_FloatTensor:$grad,
-                       F64Attr:$lr,
+                       Optional<HetG_LrFactor>:$lr_factor, F64Attr:$lr,
                        DefaultValuedAttr<F64Attr, "0.0">:$weight_decay);
   let results = (outs HetG_FloatTensor:$new_param);
-  let assemblyFormat = "$param `,` $grad prop-dict attr-dict `:` type($param)";
+  let assemblyFormat = [{
+    $param `,` $grad (`lr_factor` $lr_factor^)? prop-dict attr-dict `:`
+    type($param)
+  }];
   let hasVerifier = 1;
   let hasFolder = 1;
 }
@@ -45,7 +58,9 @@ def HetG_AdamWOp : HetG_InferredOp<"adamw",
     ```
 
     The results are the new parameter, m and v. `step` is a 0-D integer or
-    float tensor.
+    float tensor. With `lr_factor` (a step's `hetg.lr_schedule`), `lr` is
+    `lr * lr_factor` throughout, decay included, as torch's LambdaLR sets
+    it.
 
     ```mlir
     %p1, %m1, %v1 = hetg.adamw %p, %g, %m, %v, %t <{lr = 1.000000e-03 : f64,
@@ -54,7 +69,8 @@ def HetG_AdamWOp : HetG_InferredOp<"adamw",
   }];
   let arguments = (ins HetG_FloatTensor:$param, HetG_FloatTensor:$grad,
                        HetG_FloatTensor:$exp_avg, HetG_FloatTensor:$exp_avg_sq,
-                       HetG_ScalarTensor:$step, F64Attr:$lr,
+                       HetG_ScalarTensor:$step,
+                       Optional<HetG_LrFactor>:$lr_factor, F64Attr:$lr,
                        DefaultValuedAttr<F64Attr, "0.9">:$beta1,
                        DefaultValuedAttr<F64Attr, "0.999">:$beta2,
                        DefaultValuedAttr<F64Attr, "1.0e-8">:$eps,
@@ -62,11 +78,47 @@ def HetG_AdamWOp : HetG_InferredOp<"adamw",
   let results = (outs HetG_FloatTensor:$new_param, HetG_FloatTensor:$new_exp_avg,
                       HetG_FloatTensor:$new_exp_avg_sq);
   let assemblyFormat = [{
-    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $step prop-dict attr-dict
-    `:` type($param) `,` type($step)
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $step
+    (`lr_factor` $lr_factor^)? prop-dict attr-dict `:` type($param) `,`
+    type($step)
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+def HetG_LrScheduleOp : HetG_Op<"lr_schedule", [Pure]> {
+  let summary = "The learning-rate factor of a step";
+  let description = [{
+    nanoGPT's `get_lr(it) / lr` at the 0-based step index `step` (the
+    function argument `step` of a training step, written by the runtime
+    before each step), the factor torch's LambdaLR applies:
+
+    ```
+    it < warmup_steps:  (it + 1) / (warmup_steps + 1)
+    constant:           1
+    it > decay_steps:   min_factor
+    otherwise:          min_factor + c * (1 - min_factor), where
+                        r = (it - warmup_steps) / (decay_steps - warmup_steps)
+                        c = (1 + cos(pi * r)) / 2 (cosine) or 1 - r (linear)
+    ```
+
+    `min_factor` is min_lr / lr. Computed in f64; the optimizer ops take
+    the factor as `lr_factor`.
+
+    ```mlir
+    %f = hetg.lr_schedule %step <{kind = #hetg<lr_schedule_kind cosine>,
+        warmup_steps = 100 : i64, decay_steps = 5000 : i64,
+        min_factor = 1.000000e-01 : f64}> : tensor<i64>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[I64, I32]>:$step,
+                       HetG_LrScheduleKindAttr:$kind,
+                       DefaultValuedAttr<I64Attr, "0">:$warmup_steps,
+                       DefaultValuedAttr<I64Attr, "0">:$decay_steps,
+                       DefaultValuedAttr<F64Attr, "0.0">:$min_factor);
+  let results = (outs HetG_LrFactor:$factor);
+  let assemblyFormat = "$step prop-dict attr-dict `:` type($step)";
+  let hasVerifier = 1;
 }
 
 def HetG_GlobalNormOp : HetG_InferredOp<"global_norm"> {

@@ -12,11 +12,7 @@
 #include <limits>
 #include <type_traits>
 
-#if defined(__CUDACC__)
-#define HETC_HOST_DEVICE __host__ __device__
-#else
-#define HETC_HOST_DEVICE
-#endif
+#include "runtime/base/HostDevice.h"
 
 namespace hetc::runtime {
 

@@ -67,6 +67,10 @@ public:
   /// Ends the job because this rank failed: every rank's pending and later
   /// calls return ABORTED with "rank R failed: <reason>".
   virtual void abort(const std::string &reason) = 0;
+
+  /// This rank completed some work (an instruction): a sign of life for
+  /// the ranks waiting on it, where the communicator watches progress.
+  virtual void noteProgress() {}
 };
 
 } // namespace hetc::runtime::comm

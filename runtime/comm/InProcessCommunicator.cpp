@@ -6,6 +6,8 @@
 #include "runtime/comm/internal/CommErrors.h"
 #include "runtime/comm/internal/MemberOrderSum.h"
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -47,25 +49,52 @@ struct Rendezvous {
 /// The group's members and the call's position in the group's sequence.
 using RendezvousKey = std::pair<std::vector<int>, uint64_t>;
 
-enum class WaitEnd { kReady, kAborted, kTimedOut };
+enum class WaitEnd { kReady, kAborted, kTimedOut, kStalled };
+
+int64_t nowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             Clock::now().time_since_epoch())
+      .count();
+}
 
 struct World {
-  World(int size, std::chrono::milliseconds timeout)
-      : size(size), timeout(timeout), wakeups(size), mailboxes(size * size) {}
+  World(int size, std::chrono::milliseconds timeout,
+        std::chrono::milliseconds stallTimeout)
+      : size(size), timeout(timeout), stallTimeout(stallTimeout),
+        wakeups(size), mailboxes(size * size), heartbeats(size) {
+    for (std::atomic<int64_t> &beat : heartbeats)
+      beat = nowNanos();
+  }
 
-  // With `lock` held: waits until `ready()`, an abort or `deadline`, in that
-  // order of precedence.
-  template <typename Ready>
+  void beat(int rank) { heartbeats[rank].store(nowNanos()); }
+
+  // With `lock` held: waits until `ready()`, an abort, `timeout` after
+  // `start`, or until a rank of `watched()` (those still awaited) has been
+  // silent for `stallTimeout` (named in `*stalled`), in that order of
+  // precedence. The waiting rank beats while it waits.
+  template <typename Ready, typename Watched>
   WaitEnd wait(std::unique_lock<std::mutex> &lock, int rank,
-               Clock::time_point deadline, Ready ready) {
+               Clock::time_point start, Ready ready, Watched watched,
+               int *stalled) {
+    const auto deadline = start + timeout;
+    const auto poll = std::min<Clock::duration>(stallTimeout / 4,
+                                                std::chrono::seconds(1));
     for (;;) {
+      beat(rank);
       if (ready())
         return WaitEnd::kReady;
       if (failure)
         return WaitEnd::kAborted;
-      if (Clock::now() >= deadline)
+      auto now = Clock::now();
+      if (now >= deadline)
         return WaitEnd::kTimedOut;
-      wakeups[rank].wait_until(lock, deadline);
+      int64_t silentSince = nowNanos() - stallTimeout / std::chrono::nanoseconds(1);
+      for (int peer : watched())
+        if (heartbeats[peer].load() < silentSince) {
+          *stalled = peer;
+          return WaitEnd::kStalled;
+        }
+      wakeups[rank].wait_until(lock, std::min(deadline, now + poll));
     }
   }
 
@@ -75,7 +104,7 @@ struct World {
   }
 
   const int size;
-  const std::chrono::milliseconds timeout;
+  const std::chrono::milliseconds timeout, stallTimeout;
   std::mutex mutex;
   // One per rank: a rank's thread waits only on its own, and whoever
   // changes what a rank waits for wakes that rank.
@@ -83,7 +112,19 @@ struct World {
   std::vector<std::deque<Message>> mailboxes; // [from * size + to]
   std::map<RendezvousKey, Rendezvous> rendezvous;
   std::optional<Status> failure; // set by the first abort
+  // By rank: when it last completed work or waited (steady clock, ns).
+  std::vector<std::atomic<int64_t>> heartbeats;
 };
+
+// Rank `peer` has been silent for `world.stallTimeout`.
+Status peerStalled(int rank, const World &world, const std::string &what,
+                   int peer) {
+  return makeStatus(StatusCode::kDeadlineExceeded, "rank ", rank, " waited in ",
+                    what, " for rank ", peer, ", which has shown no progress "
+                    "for ", world.stallTimeout.count() / 1000.0,
+                    " s (stuck in a kernel, or stopped; --comm-timeout sets "
+                    "the limit)");
+}
 
 // "rank 3" or "ranks {1,3}": the members that have not arrived.
 std::string missingMembers(const Rendezvous &rv,
@@ -171,6 +212,7 @@ public:
   }
 
   void abort(const std::string &reason) override;
+  void noteProgress() override { world_->beat(rank_); }
 
 private:
   Status collective(const std::vector<int> &group, const CollectiveCall &call);
@@ -204,16 +246,24 @@ Status InProcessCommunicator::recv(int peer, void *data, size_t bytes,
   HETC_RETURN_IF_ERROR(
       internal::checkPeer(rank_, world_->size, "recv", peer, data, bytes));
   World &world = *world_;
-  const auto deadline = Clock::now() + world.timeout;
+  const auto start = Clock::now();
   std::unique_lock<std::mutex> lock(world.mutex);
   if (world.failure)
     return *world.failure;
   std::deque<Message> &mailbox = world.mailboxes[peer * world.size + rank_];
-  switch (world.wait(lock, rank_, deadline, [&] { return !mailbox.empty(); })) {
+  int stalled = -1;
+  switch (world.wait(
+      lock, rank_, start, [&] { return !mailbox.empty(); },
+      [&] { return std::vector<int>{peer}; }, &stalled)) {
   case WaitEnd::kAborted:
     return *world.failure;
   case WaitEnd::kTimedOut:
     return internal::recvTimedOut(rank_, world.timeout, peer, tag, bytes);
+  case WaitEnd::kStalled:
+    return peerStalled(rank_, world,
+                       "recv of tag " + std::to_string(tag) + " (" +
+                           std::to_string(bytes) + " bytes)",
+                       stalled);
   case WaitEnd::kReady:
     break;
   }
@@ -237,7 +287,7 @@ Status InProcessCommunicator::collective(const std::vector<int> &group,
   World &world = *world_;
   const int members = static_cast<int>(group.size());
   const std::string what = internal::collectiveOverGroup(call.kind, group);
-  const auto deadline = Clock::now() + world.timeout;
+  const auto start = Clock::now();
   const RendezvousKey key{group, nextCall_[group]++};
 
   std::unique_lock<std::mutex> lock(world.mutex);
@@ -256,17 +306,27 @@ Status InProcessCommunicator::collective(const std::vector<int> &group,
   rv.calls[member] = call;
   if (++rv.arrived == members)
     world.wake(group);
-  WaitEnd end = world.wait(lock, rank_, deadline, [&] {
-    return rv.arrived == members || rv.abandoned;
-  });
+  int stalled = -1;
+  WaitEnd end = world.wait(
+      lock, rank_, start,
+      [&] { return rv.arrived == members || rv.abandoned; },
+      [&] {
+        std::vector<int> missing;
+        for (size_t m = 0; m < group.size(); ++m)
+          if (!rv.calls[m])
+            missing.push_back(group[m]);
+        return missing;
+      },
+      &stalled);
   if (rv.arrived < members) {
     if (world.failure)
       end = WaitEnd::kAborted;
     if (rv.abandoned && end != WaitEnd::kAborted)
       return givenUp();
     // Before returning, make sure nobody will read this member's buffers.
-    rv.abandoned = end == WaitEnd::kAborted
-                       ? *world.failure
+    rv.abandoned = end == WaitEnd::kAborted ? *world.failure
+                   : end == WaitEnd::kStalled
+                       ? peerStalled(rank_, world, what, stalled)
                        : internal::waitedTooLong(rank_, world.timeout, what,
                                                  missingMembers(rv, group));
     world.wake(group);
@@ -316,11 +376,12 @@ void InProcessCommunicator::abort(const std::string &reason) {
 } // namespace
 
 std::vector<std::unique_ptr<Communicator>>
-createInProcessWorld(int worldSize, std::chrono::milliseconds timeout) {
+createInProcessWorld(int worldSize, std::chrono::milliseconds timeout,
+                     std::chrono::milliseconds stallTimeout) {
   std::vector<std::unique_ptr<Communicator>> ranks;
   if (worldSize < 1)
     return ranks;
-  auto world = std::make_shared<World>(worldSize, timeout);
+  auto world = std::make_shared<World>(worldSize, timeout, stallTimeout);
   for (int r = 0; r < worldSize; ++r)
     ranks.push_back(std::make_unique<InProcessCommunicator>(world, r));
   return ranks;

@@ -19,10 +19,15 @@
 namespace hetc::runtime::comm {
 
 /// One communicator per rank of a `worldSize`-rank world; communicator r is
-/// used by rank r's thread only. Waits give up after `timeout` with
-/// DEADLINE_EXCEEDED naming the waiting rank, what it waited for and on whom.
+/// used by rank r's thread only. Waits give up with DEADLINE_EXCEEDED,
+/// naming the waiting rank, what it waited for and on whom, after
+/// `timeout`, or sooner when a rank it waits for has shown no sign of life
+/// for `stallTimeout`: a rank is alive while it completes work
+/// (noteProgress) or itself waits in a call, so a long step does not trip
+/// the watchdog, a rank stuck in a kernel does.
 std::vector<std::unique_ptr<Communicator>>
-createInProcessWorld(int worldSize, std::chrono::milliseconds timeout);
+createInProcessWorld(int worldSize, std::chrono::milliseconds timeout,
+                     std::chrono::milliseconds stallTimeout);
 
 } // namespace hetc::runtime::comm
 

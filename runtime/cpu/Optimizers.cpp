@@ -34,15 +34,29 @@ Status checkState(const char *name, const TensorView &t, const char *what,
   return okStatus();
 }
 
+// The learning rate: `lr`, times the factor when one is given.
+Status scheduledLr(const char *name, double lr, const TensorView *factor,
+                   double *scheduled) {
+  *scheduled = lr;
+  if (!factor)
+    return okStatus();
+  double value;
+  HETC_RETURN_IF_ERROR(readScalar(*factor, "lr_factor", &value), name);
+  *scheduled = lr * value;
+  return okStatus();
+}
+
 } // namespace
 
 Status sgdStep(const TensorView &param, const TensorView &grad,
-               const SgdOptions &options) {
+               const SgdOptions &options, const TensorView *lrFactor) {
   HETC_RETURN_IF_ERROR(checkState("sgd", param, "param"));
   HETC_RETURN_IF_ERROR(checkState("sgd", grad, "grad", &param));
+  double lr;
+  HETC_RETURN_IF_ERROR(scheduledLr("sgd", options.lr, lrFactor, &lr));
   float *p = param.as<float>();
   const float *g = grad.as<float>();
-  float negLr = static_cast<float>(-options.lr);
+  float negLr = static_cast<float>(-lr);
   float wd = static_cast<float>(options.weightDecay);
   bool decay = options.weightDecay != 0.0;
   parallelFor(param.numel(), kElementGrain, [&](int64_t b, int64_t e) {
@@ -56,7 +70,8 @@ Status sgdStep(const TensorView &param, const TensorView &grad,
 
 Status adamwStep(const TensorView &param, const TensorView &grad,
                  const TensorView &m, const TensorView &v,
-                 const TensorView &stepCount, const AdamWOptions &options) {
+                 const TensorView &stepCount, const AdamWOptions &options,
+                 const TensorView *lrFactor) {
   const char *name = "adamw";
   HETC_RETURN_IF_ERROR(checkState(name, param, "param"));
   HETC_RETURN_IF_ERROR(checkState(name, grad, "grad", &param));
@@ -71,15 +86,18 @@ Status adamwStep(const TensorView &param, const TensorView &grad,
     return invalidArgument(name, ": betas must be in [0, 1), got ",
                            options.beta1, ", ", options.beta2);
 
+  double lr;
+  HETC_RETURN_IF_ERROR(scheduledLr(name, options.lr, lrFactor, &lr));
+
   bool decay = options.applyWeightDecay && options.weightDecay != 0.0;
-  float decayFactor = static_cast<float>(1.0 - options.lr * options.weightDecay);
+  float decayFactor = static_cast<float>(1.0 - lr * options.weightDecay);
   float weight1 = static_cast<float>(1.0 - options.beta1); // lerp weight
   float beta2 = static_cast<float>(options.beta2);
   float oneMinusBeta2 = static_cast<float>(1.0 - options.beta2);
   double t = static_cast<double>(step);
   double bc1 = 1.0 - std::pow(options.beta1, t);
   double bc2 = 1.0 - std::pow(options.beta2, t);
-  float negStepSize = static_cast<float>(-(options.lr / bc1));
+  float negStepSize = static_cast<float>(-(lr / bc1));
   float bc2Sqrt = static_cast<float>(std::sqrt(bc2));
   float eps = static_cast<float>(options.eps);
 
@@ -104,6 +122,15 @@ Status adamwStep(const TensorView &param, const TensorView &grad,
       vp[i] = vi;
     }
   });
+  return okStatus();
+}
+
+Status lrSchedule(const TensorView &step, const LrSchedule &schedule,
+                  const TensorView &factor) {
+  HETC_RETURN_IF_ERROR(checkLrSchedule(step, schedule, factor));
+  int64_t it = step.dtype == DType::kI64 ? *step.as<int64_t>()
+                                         : *step.as<int32_t>();
+  *factor.as<double>() = lrFactorAt(schedule, it);
   return okStatus();
 }
 

@@ -10,6 +10,7 @@
 #define HETC_RUNTIME_CPU_OPTIMIZERS_H
 
 #include "runtime/base/KernelOptions.h"
+#include "runtime/base/LearningRate.h"
 #include "runtime/base/Tensor.h"
 
 namespace hetc::runtime::cpu {

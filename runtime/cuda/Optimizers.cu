@@ -110,14 +110,21 @@ template <int kThreads> __device__ double blockSum(double x) {
   return x;
 }
 
+// The learning rate: lr, times the schedule's factor (on the device, f64)
+// when there is one, as the CPU computes it.
+__device__ __forceinline__ double scheduledLr(double lr, const double *factor) {
+  return factor ? __dmul_rn(lr, *factor) : lr;
+}
+
 //===----------------------------------------------------------------------===//
 // SGD
 //===----------------------------------------------------------------------===//
 
 template <typename P, typename G>
 __global__ void __launch_bounds__(kSgdThreads)
-    sgdKernel(P *param, const G *grad, int64_t n, float negLr, float wd,
-              bool decay) {
+    sgdKernel(P *param, const G *grad, int64_t n, double lr,
+              const double *lrFactor, float wd, bool decay) {
+  float negLr = __double2float_rn(-scheduledLr(lr, lrFactor));
   int64_t stride = static_cast<int64_t>(gridDim.x) * kSgdThreads;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kSgdThreads + threadIdx.x;
        i < n; i += stride) {
@@ -145,10 +152,11 @@ struct AdamWLaunch {
 struct AdamWScalars {
   const void *step;
   DType stepDType;
+  const double *lrFactor; // null: lr as it is
   bool decay;
   bool lerpLow; // torch's lerp formula for weights below 0.5
-  double lr, beta1, beta2;
-  float decayFactor, weight1, oneMinusWeight1, beta2f, oneMinusBeta2, eps;
+  double lr, beta1, beta2, weightDecay;
+  float weight1, oneMinusWeight1, beta2f, oneMinusBeta2, eps;
 };
 
 // Kernel parameters must fit in 4 KB on every driver.
@@ -175,32 +183,38 @@ __device__ double readStep(const void *p, DType dtype) {
   return __longlong_as_double(0x7ff8000000000000ll); // NaN
 }
 
-// -lr / (1 - beta1^t) and sqrt(1 - beta2^t) as the CPU computes them: in
-// double, rounded to float. A step count the CPU would reject gives NaN.
-__device__ void stepFactors(const AdamWScalars &s, float *negStepSize,
-                            float *bc2Sqrt) {
+// The factors that depend on the step count and the scheduled lr, as the
+// CPU computes them: -lr / (1 - beta1^t), sqrt(1 - beta2^t) and the decay
+// 1 - lr * weight_decay, in double, rounded to float. A step count the CPU
+// would reject gives NaN.
+struct StepFactors {
+  float negStepSize, bc2Sqrt, decayFactor;
+};
+
+__device__ void stepFactors(const AdamWScalars &s, StepFactors *f) {
   double t = readStep(s.step, s.stepDType);
   double bc1 = 1.0 - pow(s.beta1, t);
   double bc2 = 1.0 - pow(s.beta2, t);
-  *negStepSize = __double2float_rn(-__ddiv_rn(s.lr, bc1));
-  *bc2Sqrt = __double2float_rn(__dsqrt_rn(bc2));
+  double lr = scheduledLr(s.lr, s.lrFactor);
+  f->negStepSize = __double2float_rn(-__ddiv_rn(lr, bc1));
+  f->bc2Sqrt = __double2float_rn(__dsqrt_rn(bc2));
+  f->decayFactor = __double2float_rn(__dsub_rn(1.0, __dmul_rn(lr, s.weightDecay)));
   if (!(t >= 1.0 && floor(t) == t && t <= 9.0e15))
-    *negStepSize = __int_as_float(0x7fc00000); // NaN
+    f->negStepSize = __int_as_float(0x7fc00000); // NaN
 }
 
 // One element, operation by operation as runtime/cpu's adamwStep.
 __device__ __forceinline__ void adamwElement(float &p, float g, float &m,
                                              float &v, const AdamWScalars &s,
-                                             float negStepSize,
-                                             float bc2Sqrt) {
-  float pi = s.decay ? __fmul_rn(p, s.decayFactor) : p;
+                                             const StepFactors &f) {
+  float pi = s.decay ? __fmul_rn(p, f.decayFactor) : p;
   float mi = s.lerpLow
                  ? __fadd_rn(m, __fmul_rn(s.weight1, __fsub_rn(g, m)))
                  : __fsub_rn(g, __fmul_rn(__fsub_rn(g, m), s.oneMinusWeight1));
   float vi = __fmul_rn(v, s.beta2f);
   vi = __fadd_rn(vi, __fmul_rn(__fmul_rn(s.oneMinusBeta2, g), g));
-  float denom = __fadd_rn(__fdiv_rn(__fsqrt_rn(vi), bc2Sqrt), s.eps);
-  p = __fadd_rn(pi, __fdiv_rn(__fmul_rn(negStepSize, mi), denom));
+  float denom = __fadd_rn(__fdiv_rn(__fsqrt_rn(vi), f.bc2Sqrt), s.eps);
+  p = __fadd_rn(pi, __fdiv_rn(__fmul_rn(f.negStepSize, mi), denom));
   m = mi;
   v = vi;
 }
@@ -209,13 +223,13 @@ template <typename G>
 __global__ void __launch_bounds__(kChunkThreads)
     adamwKernel(const __grid_constant__ AdamWLaunch launch,
                 const __grid_constant__ AdamWScalars s) {
-  // The step lives on the device; one thread per block turns it into the
-  // bias-correction factors.
-  __shared__ float factors[2];
+  // The step and the lr factor live on the device; one thread per block
+  // turns them into the step's factors.
+  __shared__ StepFactors shared;
   if (threadIdx.x == 0)
-    stepFactors(s, &factors[0], &factors[1]);
+    stepFactors(s, &shared);
   __syncthreads();
-  float negStepSize = factors[0], bc2Sqrt = factors[1];
+  StepFactors f = shared;
 
   int block = blockIdx.x;
   int t = tensorOfBlock(launch.table, block);
@@ -237,10 +251,10 @@ __global__ void __launch_bounds__(kChunkThreads)
       float4 vv = *reinterpret_cast<const float4 *>(v + i);
       float gv[4];
       load4(g + i, gv);
-      adamwElement(pv.x, gv[0], mv.x, vv.x, s, negStepSize, bc2Sqrt);
-      adamwElement(pv.y, gv[1], mv.y, vv.y, s, negStepSize, bc2Sqrt);
-      adamwElement(pv.z, gv[2], mv.z, vv.z, s, negStepSize, bc2Sqrt);
-      adamwElement(pv.w, gv[3], mv.w, vv.w, s, negStepSize, bc2Sqrt);
+      adamwElement(pv.x, gv[0], mv.x, vv.x, s, f);
+      adamwElement(pv.y, gv[1], mv.y, vv.y, s, f);
+      adamwElement(pv.z, gv[2], mv.z, vv.z, s, f);
+      adamwElement(pv.w, gv[3], mv.w, vv.w, s, f);
       *reinterpret_cast<float4 *>(p + i) = pv;
       *reinterpret_cast<float4 *>(m + i) = mv;
       *reinterpret_cast<float4 *>(v + i) = vv;
@@ -249,11 +263,23 @@ __global__ void __launch_bounds__(kChunkThreads)
   }
   for (int64_t i = scalarBegin + threadIdx.x; i < end; i += kChunkThreads) {
     float pi = p[i], mi = m[i], vi = v[i];
-    adamwElement(pi, load(g[i]), mi, vi, s, negStepSize, bc2Sqrt);
+    adamwElement(pi, load(g[i]), mi, vi, s, f);
     p[i] = pi;
     m[i] = mi;
     v[i] = vi;
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Learning-rate schedule
+//===----------------------------------------------------------------------===//
+
+// One thread: the step index is on the device (checked to be i64 or i32).
+__global__ void lrScheduleKernel(const void *step, DType stepDType,
+                                 LrSchedule schedule, double *factor) {
+  int64_t it = stepDType == DType::kI64 ? *static_cast<const int64_t *>(step)
+                                        : *static_cast<const int32_t *>(step);
+  *factor = lrFactorAt(schedule, it);
 }
 
 //===----------------------------------------------------------------------===//
@@ -399,15 +425,31 @@ Status checkAdamWStep(const TensorView &step, const AdamWOptions &options) {
   return okStatus();
 }
 
-AdamWScalars adamwScalars(const TensorView &step, const AdamWOptions &options) {
+// A learning-rate factor is a 0-D f64 tensor on the device.
+Status checkLrFactor(const TensorView *factor) {
+  if (!factor)
+    return okStatus();
+  if (factor->numel() != 1 || factor->dtype != DType::kF64)
+    return invalidArgument("lr_factor must be one f64 element, got ",
+                           factor->describe());
+  return checkData(*factor, "lr_factor");
+}
+
+const double *lrFactorData(const TensorView *factor) {
+  return factor ? factor->as<const double>() : nullptr;
+}
+
+AdamWScalars adamwScalars(const TensorView &step, const AdamWOptions &options,
+                          const TensorView *lrFactor) {
   AdamWScalars s{};
   s.step = step.data;
   s.stepDType = step.dtype;
+  s.lrFactor = lrFactorData(lrFactor);
   s.decay = options.applyWeightDecay && options.weightDecay != 0.0;
   s.lr = options.lr;
   s.beta1 = options.beta1;
   s.beta2 = options.beta2;
-  s.decayFactor = static_cast<float>(1.0 - options.lr * options.weightDecay);
+  s.weightDecay = options.weightDecay;
   s.weight1 = static_cast<float>(1.0 - options.beta1);
   s.oneMinusWeight1 = 1.0f - s.weight1;
   s.lerpLow = s.weight1 < 0.5f;
@@ -420,8 +462,9 @@ AdamWScalars adamwScalars(const TensorView &step, const AdamWOptions &options) {
 // Launches the AdamW kernel over checked tensors, a launch per kMaxTensors
 // tensors or per change of grad dtype.
 Status launchAdamW(const char *name, const std::vector<AdamWTensors> &tensors,
-                   const TensorView &step, const AdamWOptions &options) {
-  AdamWScalars scalars = adamwScalars(step, options);
+                   const TensorView &step, const AdamWOptions &options,
+                   const TensorView *lrFactor) {
+  AdamWScalars scalars = adamwScalars(step, options, lrFactor);
   AdamWLaunch launch{};
   ChunkTableBuilder builder;
   DType gradType = DType::kF32;
@@ -500,16 +543,16 @@ thread_local PartialsScratch partialsScratch;
 } // namespace
 
 Status sgdStep(const TensorView &param, const TensorView &grad,
-               const SgdOptions &options) {
+               const SgdOptions &options, const TensorView *lrFactor) {
   HETC_RETURN_IF_ERROR(checkFloat(param, "param"), "sgd");
   HETC_RETURN_IF_ERROR(checkFloat(grad, "grad"), "sgd");
+  HETC_RETURN_IF_ERROR(checkLrFactor(lrFactor), "sgd");
   if (grad.shape != param.shape)
     return invalidArgument("sgd: grad ", grad.describe(),
                            " does not match param ", param.describe());
   int64_t n = param.numel();
   if (n == 0)
     return okStatus();
-  float negLr = static_cast<float>(-options.lr);
   float wd = static_cast<float>(options.weightDecay);
   bool decay = options.weightDecay != 0.0;
   unsigned blocks = blocksFor(n, kSgdThreads);
@@ -520,7 +563,8 @@ Status sgdStep(const TensorView &param, const TensorView &grad,
     dispatchFloat(grad.dtype, [&](auto gradTag) {
       using G = decltype(gradTag);
       sgdKernel<P, G><<<blocks, kSgdThreads, 0, currentStream()>>>(
-          param.as<P>(), grad.as<const G>(), n, negLr, wd, decay);
+          param.as<P>(), grad.as<const G>(), n, options.lr,
+          lrFactorData(lrFactor), wd, decay);
     });
   });
   return launchStatus("sgd");
@@ -528,20 +572,32 @@ Status sgdStep(const TensorView &param, const TensorView &grad,
 
 Status adamwStep(const TensorView &param, const TensorView &grad,
                  const TensorView &m, const TensorView &v,
-                 const TensorView &step, const AdamWOptions &options) {
+                 const TensorView &step, const AdamWOptions &options,
+                 const TensorView *lrFactor) {
   AdamWTensors tensors{param, grad, m, v};
   HETC_RETURN_IF_ERROR(checkAdamWTensors(tensors), "adamw");
   HETC_RETURN_IF_ERROR(checkAdamWStep(step, options), "adamw");
-  return launchAdamW("adamw", {tensors}, step, options);
+  HETC_RETURN_IF_ERROR(checkLrFactor(lrFactor), "adamw");
+  return launchAdamW("adamw", {tensors}, step, options, lrFactor);
 }
 
 Status multiTensorAdamW(const std::vector<AdamWTensors> &tensors,
-                        const TensorView &step, const AdamWOptions &options) {
+                        const TensorView &step, const AdamWOptions &options,
+                        const TensorView *lrFactor) {
   const char *name = "multi_tensor_adamw";
   for (size_t i = 0; i < tensors.size(); ++i)
     HETC_RETURN_IF_ERROR(checkAdamWTensors(tensors[i]), name, ": tensor ", i);
   HETC_RETURN_IF_ERROR(checkAdamWStep(step, options), name);
-  return launchAdamW(name, tensors, step, options);
+  HETC_RETURN_IF_ERROR(checkLrFactor(lrFactor), name);
+  return launchAdamW(name, tensors, step, options, lrFactor);
+}
+
+Status lrSchedule(const TensorView &step, const LrSchedule &schedule,
+                  const TensorView &factor) {
+  HETC_RETURN_IF_ERROR(checkLrSchedule(step, schedule, factor));
+  lrScheduleKernel<<<1, 1, 0, currentStream()>>>(step.data, step.dtype,
+                                                 schedule, factor.as<double>());
+  return launchStatus("lr_schedule");
 }
 
 Status globalNorm(const std::vector<TensorView> &grads, const TensorView &out) {

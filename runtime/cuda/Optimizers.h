@@ -6,8 +6,9 @@
 // (sumOfSquares, clipCoefficient, scaleTensors, clipGradNorm) are left out:
 // they hand a value back to the host, which would need a synchronization.
 //
-// Nothing here reads device memory on the host: AdamW's step count is read
-// by the kernel, and its bias corrections are computed there in double as
+// Nothing here reads device memory on the host: AdamW's step count, the
+// learning-rate factor and lr_schedule's step index are read by the
+// kernels, and AdamW's bias corrections are computed there in double as
 // the CPU computes them, so a captured CUDA graph replays later steps
 // correctly. f32 results equal the CPU's to the last bit (the device's pow
 // may differ from the host's by a double ulp, which can move a rounded
@@ -27,6 +28,7 @@
 #define HETC_RUNTIME_CUDA_OPTIMIZERS_H
 
 #include "runtime/base/KernelOptions.h"
+#include "runtime/base/LearningRate.h"
 #include "runtime/base/Tensor.h"
 #include "runtime/cuda/Stream.h"
 
@@ -45,7 +47,8 @@ struct AdamWTensors {
   TensorView param, grad, m, v;
 };
 Status multiTensorAdamW(const std::vector<AdamWTensors> &tensors,
-                        const TensorView &step, const AdamWOptions &options);
+                        const TensorView &step, const AdamWOptions &options,
+                        const TensorView *lrFactor = nullptr);
 
 } // namespace hetc::runtime::cuda
 

@@ -63,7 +63,8 @@ void TokenLoader::close() {
 
 Status TokenLoader::open(const std::string &path, TokenDType dtype) {
   close();
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return errnoStatus(errno, "cannot open data file '" + path + "'");
   struct stat st;

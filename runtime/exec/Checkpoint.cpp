@@ -2,6 +2,8 @@
 
 #include "runtime/exec/Checkpoint.h"
 
+#include "runtime/package/OutputFolder.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -69,40 +71,6 @@ Status writeText(const std::string &path, const std::string &text) {
   return okStatus();
 }
 
-// Moves the finished `staged` folder to `dir`, replacing a checkpoint
-// already there.
-Status publish(const std::string &staged, const std::string &dir) {
-  std::error_code ec;
-  fs::path target(dir);
-  if (!fs::exists(target, ec)) {
-    fs::rename(staged, target, ec);
-    if (ec)
-      return errnoStatus(ec.value(), "cannot rename '" + staged + "' to '" +
-                                         dir + "'");
-    return okStatus();
-  }
-  bool isCheckpoint = fs::is_regular_file(target / "state.json", ec);
-  bool isEmptyDir = fs::is_directory(target, ec) && fs::is_empty(target, ec);
-  if (!isCheckpoint && !isEmptyDir)
-    return failedPrecondition("'", dir,
-                              "' exists and is not a hetrun checkpoint (no "
-                              "state.json); not replacing it");
-  std::string old = staged + ".old";
-  fs::rename(target, old, ec);
-  if (ec)
-    return errnoStatus(ec.value(), "cannot move the old checkpoint '" + dir +
-                                       "' aside");
-  fs::rename(staged, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::rename(old, target, ignored); // put the old one back
-    return errnoStatus(ec.value(), "cannot rename '" + staged + "' to '" +
-                                       dir + "'");
-  }
-  fs::remove_all(old, ec);
-  return okStatus();
-}
-
 } // namespace
 
 Status saveCheckpoint(const std::string &dir,
@@ -121,12 +89,12 @@ Status saveCheckpoint(const std::string &dir,
   if (!fs::is_directory(parent, ec))
     return notFound("cannot save to '", dir, "': folder '", parent.string(),
                     "' does not exist");
-  std::string pattern = target.string() + ".partial-XXXXXX";
-  std::vector<char> buffer(pattern.begin(), pattern.end());
-  buffer.push_back('\0');
-  if (!::mkdtemp(buffer.data()))
-    return errnoStatus(errno, "cannot create a folder next to '" + dir + "'");
-  std::string staged(buffer.data());
+  const package::FolderKind &kind = package::checkpointFolder();
+  std::string staged;
+  if (std::string error = package::makeStagingFolder(target.string(), kind,
+                                                     &staged);
+      !error.empty())
+    return failedPrecondition(error);
 
   auto write = [&]() -> Status {
     HETC_RETURN_IF_ERROR(
@@ -142,13 +110,15 @@ Status saveCheckpoint(const std::string &dir,
          << ", \"optimizer\": " << jsonString(manifest.optimizer().kind())
          << "}\n";
     HETC_RETURN_IF_ERROR(writeText(staged + "/state.json", json.str()));
-    return publish(staged, target.string());
+    if (std::string error =
+            package::replaceFolder(staged, target.string(), kind);
+        !error.empty())
+      return failedPrecondition(error);
+    return okStatus();
   };
   Status status = write();
-  if (!status.ok()) {
-    std::error_code ignored;
-    fs::remove_all(staged, ignored);
-  }
+  if (!status.ok())
+    package::removeOwnFolder(staged, kind);
   return status;
 }
 
@@ -245,7 +215,9 @@ Status saveCheckpointSeries(const std::string &dir, int64_t keep,
   std::sort(steps.begin(), steps.end());
   for (size_t i = 0; i + keep < steps.size(); ++i)
     if (steps[i] != info.step)
-      fs::remove_all(root / ("step-" + std::to_string(steps[i])), ec);
+      package::removeOwnFolder(
+          (root / ("step-" + std::to_string(steps[i]))).string(),
+          package::checkpointFolder());
   return okStatus();
 }
 

@@ -27,10 +27,14 @@ public:
     if (!memory)
       return resourceExhausted("cannot allocate ", bytes, " bytes");
     std::memset(memory, 0, static_cast<size_t>(rounded));
+    noteAllocated(memory, bytes);
     *data = memory;
     return okStatus();
   }
-  void release(void *data) override { std::free(data); }
+  void release(void *data) override {
+    noteReleased(data);
+    std::free(data);
+  }
 
   Status copyToDevice(void *dst, const void *src, size_t bytes) override {
     if (bytes)

@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 namespace hetc::runtime::exec {
 
@@ -57,6 +58,21 @@ public:
 
   /// Waits until everything enqueued so far is done.
   virtual Status synchronize() = 0;
+
+  /// Bytes allocated now and at most so far (arena and kernel scratch;
+  /// not the memory of libraries such as cuBLAS or NCCL).
+  int64_t allocatedBytes() const { return allocated_; }
+  int64_t peakAllocatedBytes() const { return peakAllocated_; }
+
+protected:
+  /// What allocate and release record, for the counts above.
+  void noteAllocated(void *data, int64_t bytes);
+  /// Whether this device allocated `data` (and had not released it).
+  bool noteReleased(void *data);
+
+private:
+  std::unordered_map<void *, int64_t> allocations_;
+  int64_t allocated_ = 0, peakAllocated_ = 0;
 };
 
 /// The host, running `registry`'s kernels (which must take host memory).

@@ -206,6 +206,10 @@ Status RankExecutor::initialize() {
       feedBuffers_.push_back(buffer.id());
       continue;
     }
+    if (buffer.role() == hetc::pkg::STEP) {
+      stepInputs_.push_back(buffer.id());
+      continue;
+    }
     tokenInputs_.push_back(buffer.id());
     maxRows = std::max(maxRows, buffer.shape(0));
   }
@@ -241,6 +245,9 @@ Status RankExecutor::fillInputs(int64_t step, const TokenLoader &data) {
         "and call runInstructions)");
   for (int id : tokenInputs_)
     HETC_RETURN_IF_ERROR(fillTokenInput(step, data, program_->buffers(id)));
+  for (int id : stepInputs_)
+    HETC_RETURN_IF_ERROR(device_->copyToDevice(buffers_.view(id).data, &step,
+                                               sizeof(step)));
   return okStatus();
 }
 
@@ -291,15 +298,24 @@ Status RankExecutor::runSpan(int index) {
       const hetc::pkg::Instruction &inst = program_->instructions(i);
       HETC_RETURN_IF_ERROR(kernels_[i]->run(inst, buffers_),
                            describeInstruction(i, inst));
+      noteProgress();
     }
     return okStatus();
   });
 }
 
+void RankExecutor::noteProgress() {
+  if (communicator_)
+    communicator_->noteProgress();
+}
+
 Status RankExecutor::runInstructions() {
   HETC_RETURN_IF_ERROR(device_->bind());
-  for (int index = 0; index < static_cast<int>(spans_.size()); ++index)
+  // Per span as well: a replayed CUDA graph runs no launch code.
+  for (int index = 0; index < static_cast<int>(spans_.size()); ++index) {
     HETC_RETURN_IF_ERROR(runSpan(index));
+    noteProgress();
+  }
   HETC_RETURN_IF_ERROR(device_->synchronize());
   return readLoss();
 }

@@ -68,7 +68,8 @@ public:
                        comm::Communicator *communicator = nullptr);
 
   /// Writes every TOKENS and LABELS buffer for step `step` (0-based) from
-  /// `data`: rows from the buffer's first_sample on. OUT_OF_RANGE, naming
+  /// `data`, rows from the buffer's first_sample on, and `step` into the
+  /// STEP buffer (learning-rate schedules read it). OUT_OF_RANGE, naming
   /// the step, sample and position, for a token id >= the manifest's
   /// vocab_size. A program without token inputs has nothing to fill.
   Status fillInputs(int64_t step, const TokenLoader &data);
@@ -120,6 +121,8 @@ private:
   RankExecutor() = default;
   Status initialize();
   Status runSpan(int index);
+  /// A sign of life for the ranks waiting on this one (Communicator.h).
+  void noteProgress();
   Status readLoss();
   Status copyOut(const std::vector<int> &ids,
                  std::vector<hetc::package::NamedTensor> *tensors) const;
@@ -137,6 +140,7 @@ private:
   std::vector<Span> spans_;
   comm::Communicator *communicator_ = nullptr;
   std::vector<int> tokenInputs_; // the TOKENS and LABELS buffers
+  std::vector<int> stepInputs_;  // the STEP buffers: the step's index
   // The buffers holding named tensors (snapshot), by kind.
   std::vector<int> parameterBuffers_, constantBuffers_, stateBuffers_;
   std::vector<int> feedBuffers_;

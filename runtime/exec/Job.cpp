@@ -6,6 +6,7 @@
 #include "runtime/cpu/Threading.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 
@@ -75,7 +76,7 @@ Status Job::createInProcess(const LoadedPackage &package,
                             std::unique_ptr<Job> *job) {
   std::unique_ptr<Job> result(new Job());
   result->inProcessWorld_ = comm::createInProcessWorld(
-      package.manifest.ranks_size(), options.timeout);
+      package.manifest.ranks_size(), options.timeout, options.stallTimeout);
   for (const auto &communicator : result->inProcessWorld_)
     result->communicators_.push_back(communicator.get());
   HETC_RETURN_IF_ERROR(result->start(package, registry, options));
@@ -180,6 +181,7 @@ Status Job::runStep(int64_t step, const TokenLoader &data, float *loss) {
   for (size_t i = 0; i < ranks_.size(); ++i)
     if (ranks_[i]->hasLoss())
       sum += losses[i];
+  lastLosses_ = losses;
   int worldSize = communicators_.front()->worldSize();
   if (numLocalRanks() < worldSize) {
     std::vector<int> everyRank(static_cast<size_t>(worldSize));
@@ -192,6 +194,18 @@ Status Job::runStep(int64_t step, const TokenLoader &data, float *loss) {
   }
   *loss = static_cast<float>(sum);
   return okStatus();
+}
+
+std::string Job::describeNonFiniteLosses() const {
+  std::string text;
+  for (size_t i = 0; i < ranks_.size() && i < lastLosses_.size(); ++i) {
+    if (!ranks_[i]->hasLoss() || std::isfinite(lastLosses_[i]))
+      continue;
+    text += (text.empty() ? "" : "; ") +
+            describeRank(package_->manifest, ranks_[i]->rank()) + ": " +
+            (std::isnan(lastLosses_[i]) ? "nan" : "inf");
+  }
+  return text;
 }
 
 void Job::abort(const std::string &reason) {

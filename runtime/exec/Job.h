@@ -33,8 +33,11 @@ struct JobOptions {
   /// calling thread's OpenMP default (OMP_NUM_THREADS or the cores it may
   /// run on).
   int threadsPerRank = 0;
-  /// How long an in-process rank waits for another before giving up.
+  /// How long an in-process rank waits for another before giving up, and
+  /// how long it waits for one that shows no progress (a rank stuck in a
+  /// kernel): InProcessCommunicator.h.
   std::chrono::milliseconds timeout = std::chrono::minutes(10);
+  std::chrono::milliseconds stallTimeout = std::chrono::seconds(30);
   /// The device of rank `rank`; unset: the host, running the job's
   /// registry. Called on the rank's own thread.
   std::function<Status(int rank, std::unique_ptr<Device> *device)> makeDevice;
@@ -72,6 +75,12 @@ public:
   /// loss. Errors name the rank: "rank 2 (stage 1, replica 0, device gpu2):
   /// step 3: instruction 7 (recv) ...".
   Status runStep(int64_t step, const TokenLoader &data, float *loss);
+
+  /// The local ranks whose share of the last step's loss was not finite,
+  /// described ("rank 3 (stage 2, replica 0, device gpu3): nan"), joined
+  /// by "; "; empty when there are none here (under MPI, another process
+  /// may have them).
+  std::string describeNonFiniteLosses() const;
 
   /// Ends the job after this process failed: the other ranks' waits return
   /// ABORTED. In a world of processes this ends every process, this one
@@ -119,6 +128,7 @@ private:
   std::vector<std::unique_ptr<RankExecutor>> ranks_;
   std::unique_ptr<RankThreads> threads_;
   int threadsPerRank_ = 1;
+  std::vector<float> lastLosses_; // per local rank, from the last step
 };
 
 } // namespace hetc::runtime::exec

@@ -1,6 +1,8 @@
 //===- ProgramCheck.cpp ---------------------------------------------------===//
 
 #include "runtime/exec/ProgramCheck.h"
+
+#include "runtime/package/FileDigest.h"
 #include "runtime/exec/CommKernels.h"
 
 #include <algorithm>
@@ -89,11 +91,18 @@ Status checkBuffer(const Program &program, int64_t index, int64_t seqLen) {
     return invalidArgument(what, " (", bytes, " bytes at offset ",
                            buffer.offset(), ") does not fit in the arena of ",
                            program.arena_bytes(), " bytes");
+  if (buffer.kind() == hetc::pkg::INPUT && buffer.role() == hetc::pkg::STEP) {
+    if (buffer.dtype() != hetc::pkg::I64 || buffer.shape_size() != 0)
+      return invalidArgument(what, " is the step index, of dtype ",
+                             packageDTypeName(buffer.dtype()), " and shape ",
+                             shapeOf(buffer), "; it must be 0-D I64");
+    return okStatus();
+  }
   if (buffer.kind() == hetc::pkg::INPUT &&
       buffer.role() != hetc::pkg::FEED) {
     if (buffer.role() != hetc::pkg::TOKENS && buffer.role() != hetc::pkg::LABELS)
       return invalidArgument(what, " is an input with no role (TOKENS, "
-                                   "LABELS or FEED)");
+                                   "LABELS, FEED or STEP)");
     if (dtype != DType::kI64 && dtype != DType::kI32)
       return invalidArgument(what, " is an input of dtype ",
                              packageDTypeName(buffer.dtype()),
@@ -236,13 +245,22 @@ Status validateManifest(const hetc::pkg::Manifest &manifest) {
                            manifest.vocab_size(), "; all must be positive");
   if (manifest.ranks_size() == 0)
     return invalidArgument("the manifest lists no ranks");
+  for (const std::string &file :
+       {manifest.weights_file(), manifest.constants_file()})
+    if (!file.empty() && !hetc::package::isPlainFileName(file))
+      return invalidArgument("the manifest names file '", file,
+                             "'; package files are plain names in the "
+                             "package folder");
   for (int i = 0; i < manifest.ranks_size(); ++i) {
     const hetc::pkg::RankInfo &rank = manifest.ranks(i);
     if (rank.rank() != i)
       return invalidArgument("manifest rank entry ", i, " says rank ",
                              rank.rank());
-    if (rank.program_file().empty())
-      return invalidArgument("manifest rank ", i, " names no program file");
+    if (!hetc::package::isPlainFileName(rank.program_file()))
+      return invalidArgument("manifest rank ", i, " names program file '",
+                             rank.program_file(),
+                             "'; package files are plain names in the "
+                             "package folder");
     if (rank.arena_bytes() < 0)
       return invalidArgument("manifest rank ", i, " has arena_bytes ",
                              rank.arena_bytes());

@@ -3,10 +3,10 @@
 // Every hetg op becomes a launch named after it, with its inherent
 // attributes (defaults and unit attributes included) as params. Arguments are
 // inputs by their hetg.name, globals parameters by their symbol, and the
-// returned scalar is the loss.
+// returned scalar is the loss. model_flops sums the ops' FLOPs (CostOpInterface).
 
 // CHECK-LABEL: hetx.program @rank0
-// CHECK-SAME: arena_bytes = 384 : i64, first_sample = 0 : i64, num_samples = 2 : i64, rank = 0 : i32
+// CHECK-SAME: arena_bytes = 384 : i64, first_sample = 0 : i64, model_flops = 472 : i64, num_samples = 2 : i64, rank = 0 : i32
 // CHECK-DAG: %[[W:b0]] = hetx.buffer 0 "wte.weight" parameter at 0 init dense<{{.*}}> : tensor<3x2xf32> : memref<3x2xf32>
 // CHECK-DAG: %[[IDS:b1]] = hetx.buffer 1 "input_ids" input(tokens) at 64 : memref<2x4xi64>
 // CHECK-DAG: %[[LAB:b2]] = hetx.buffer 2 "labels" input(labels) at 128 : memref<2x4xi64>
@@ -332,7 +332,7 @@ module {
 // CHECK-NEXT: hetx.return{{$}}
 
 // CHECK-LABEL: hetx.program @rank1
-// CHECK-SAME: {arena_bytes = {{[0-9]+}} : i64, device = "v100", first_sample = 0 : i64, num_samples = 2 : i64, rank = 1 : i32, stage = 1 : i32}
+// CHECK-SAME: {arena_bytes = {{[0-9]+}} : i64, device = "v100", first_sample = 0 : i64, model_flops = 216 : i64, num_samples = 2 : i64, rank = 1 : i32, stage = 1 : i32}
 // CHECK-NEXT: %[[H:b0]] = hetx.buffer 0 "head" parameter at 0
 // CHECK-NEXT: %[[LAB:b1]] = hetx.buffer 1 "labels" input(labels) at 64 first_sample 0 : memref<2x2xi64>
 // CHECK-NEXT: %[[A:b2]] = hetx.buffer 2 "recv.0" activation at {{[0-9]+}} : memref<1x2x3xf32>
@@ -383,7 +383,7 @@ module {
 // copy otherwise.
 
 // CHECK-LABEL: hetx.program @rank0
-// CHECK-SAME: {arena_bytes = {{[0-9]+}} : i64, first_sample = 4 : i64, num_samples = 2 : i64, rank = 0 : i32}
+// CHECK-SAME: {arena_bytes = {{[0-9]+}} : i64, first_sample = 4 : i64, model_flops = 8 : i64, num_samples = 2 : i64, rank = 0 : i32}
 // CHECK-NEXT: hetx.buffer 0 "input_ids" input(tokens) at {{[0-9]+}} first_sample 4 : memref<1x2xi64>
 // CHECK-NEXT: hetx.buffer 1 "input_ids" input(tokens) at {{[0-9]+}} first_sample 5 : memref<1x2xi64>
 // CHECK-NEXT: hetx.buffer 2 "labels" input(labels) at {{[0-9]+}} first_sample 4 : memref<1x2xi64>
@@ -428,7 +428,7 @@ module {
 // directly. A global the function does not reference gets no buffer.
 
 // CHECK-LABEL: hetx.program @rank1
-// CHECK-SAME: {arena_bytes = {{[0-9]+}} : i64, first_sample = 1 : i64, num_samples = 1 : i64, rank = 1 : i32, replica = 1 : i32}
+// CHECK-SAME: {arena_bytes = {{[0-9]+}} : i64, first_sample = 1 : i64, model_flops = 18 : i64, num_samples = 1 : i64, rank = 1 : i32, replica = 1 : i32}
 // CHECK-NEXT: %[[W:b0]] = hetx.buffer 0 "w" parameter at 0 init {{.*}} : memref<4x2xf32>
 // CHECK-NEXT: %[[M:b1]] = hetx.buffer 1 "w.momentum" optimizer_state at 64 : memref<3xf32>
 // CHECK-NEXT: %[[BIAS:b2]] = hetx.buffer 2 "bias" parameter at 128 init {{.*}} : memref<4xf32>

@@ -145,7 +145,7 @@ TEST(CommKernels, TheCommunicatorIsThisRanksOfTheWholeWorld) {
                       "rank 1: rank1.pb: instruction 0 (send) at "
                       "loc(\"test\":1:1) crosses ranks, but the rank has no "
                       "communicator"));
-  auto world = comm::createInProcessWorld(3, std::chrono::seconds(1));
+  auto world = comm::createInProcessWorld(3, std::chrono::seconds(1), std::chrono::seconds(1));
   EXPECT_TRUE(isError(valid.create(world[0].get()),
                       StatusCode::kInvalidArgument,
                       "rank 1 of a package of 3 ranks was given the "

@@ -13,7 +13,9 @@ namespace hetc::runtime::test {
 namespace {
 
 using cpu::AdamWOptions;
+using cpu::LrSchedule;
 using cpu::SgdOptions;
+using runtime::LrScheduleKind;
 
 // torch.optim.AdamW, one element, in double.
 void referenceAdamW(double &p, double &m, double &v, double g, int t,
@@ -131,6 +133,63 @@ TEST(Sgd, CoupledWeightDecay) {
   F32 wrong({2});
   EXPECT_TRUE(isError(cpu::sgdStep(p.view(), wrong.view(), o),
                       StatusCode::kInvalidArgument, "sgd: grad f32[2] does not match"));
+}
+
+// A learning-rate factor multiplies lr exactly as a smaller lr would: the
+// same bits, for SGD and for AdamW (whose decay uses the scheduled lr too).
+TEST(LrFactor, EqualsTheScaledRate) {
+  Owned<double> factor({}, {0.25});
+  TensorView factorView = factor.view();
+  std::vector<float> init = {1.0f, -2.0f, 0.5f}, grad = {0.5f, 0.25f, -3.0f};
+  SgdOptions sgd{0.4, 0.1}, sgdScaled{0.1, 0.1};
+  F32 p1({3}, init), p2({3}, init), g({3}, grad);
+  HETC_ASSERT_OK(cpu::sgdStep(p1.view(), g.view(), sgd, &factorView));
+  HETC_ASSERT_OK(cpu::sgdStep(p2.view(), g.view(), sgdScaled));
+  EXPECT_EQ(p1.v, p2.v);
+
+  AdamWOptions adam, adamScaled;
+  adam.lr = 0.4;
+  adamScaled.lr = 0.1;
+  adam.weightDecay = adamScaled.weightDecay = 0.5;
+  F32 q1({3}, init), q2({3}, init), m1({3}), m2({3}), v1({3}), v2({3});
+  for (int64_t t = 1; t <= 3; ++t) {
+    HETC_ASSERT_OK(cpu::adamwStep(q1.view(), g.view(), m1.view(), v1.view(),
+                                  I64({}, {t}).view(), adam, &factorView));
+    HETC_ASSERT_OK(cpu::adamwStep(q2.view(), g.view(), m2.view(), v2.view(),
+                                  I64({}, {t}).view(), adamScaled));
+  }
+  EXPECT_EQ(q1.v, q2.v);
+  EXPECT_EQ(m1.v, m2.v);
+}
+
+// nanoGPT's get_lr / lr, written out: warmup (i + 1) / (W + 1), then the
+// decay to min_factor at D, min_factor after.
+TEST(LrSchedule, NanoGptValues) {
+  LrSchedule cosine{LrScheduleKind::kCosine, 2, 6, 0.1};
+  LrSchedule linear{LrScheduleKind::kLinear, 2, 6, 0.1};
+  LrSchedule constant{LrScheduleKind::kConstant, 3, 0, 0.0};
+  struct Case {
+    const LrSchedule *schedule;
+    int64_t step;
+    double want;
+  } cases[] = {{&cosine, 0, 1.0 / 3},  {&cosine, 1, 2.0 / 3},
+               {&cosine, 2, 1.0},      {&cosine, 4, 0.1 + 0.5 * 0.9},
+               {&cosine, 6, 0.1},      {&cosine, 7, 0.1},
+               {&linear, 3, 0.1 + 0.75 * 0.9}, {&linear, 5, 0.1 + 0.25 * 0.9},
+               {&constant, 2, 0.75},   {&constant, 3, 1.0},
+               {&constant, 1000, 1.0}};
+  for (const Case &c : cases) {
+    Owned<double> factor(Shape{});
+    HETC_ASSERT_OK(cpu::lrSchedule(I64({}, {c.step}).view(), *c.schedule,
+                                   factor.view()));
+    EXPECT_NEAR(factor.v[0], c.want, 1e-15) << "step " << c.step;
+  }
+  Owned<double> factor(Shape{});
+  EXPECT_TRUE(isError(cpu::lrSchedule(F32({}, {1.0f}).view(), cosine, factor.view()),
+                      StatusCode::kInvalidArgument, "lr_schedule: step must be one i64 or i32"));
+  LrSchedule backwards{LrScheduleKind::kLinear, 5, 5, 0.0};
+  EXPECT_TRUE(isError(cpu::lrSchedule(I64({}, {0}).view(), backwards, factor.view()),
+                      StatusCode::kInvalidArgument, "decay_steps > warmup_steps"));
 }
 
 TEST(ClipGradNorm, ScalesOnlyAboveMaxNorm) {

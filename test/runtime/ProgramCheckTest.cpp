@@ -47,6 +47,24 @@ TEST(ProgramCheck, SmallProgramRuns) {
   EXPECT_EQ(rank->loss(), 21.0f);
 }
 
+// Package file names are plain names in the package folder: a manifest
+// naming a path out of it is refused before any file is opened.
+TEST(ProgramCheck, ManifestFileNamesStayInThePackage) {
+  exec::LoadedPackage package = smallProgram().package();
+  HETC_ASSERT_OK(exec::validateManifest(package.manifest));
+  for (const char *name : {"../rank0.pb", "/etc/passwd", "sub/rank0.pb", "..", ""}) {
+    pkg::Manifest manifest = package.manifest;
+    manifest.mutable_ranks(0)->set_program_file(name);
+    EXPECT_TRUE(isError(exec::validateManifest(manifest), StatusCode::kInvalidArgument,
+                        "package files are plain names in the package folder"))
+        << name;
+  }
+  pkg::Manifest manifest = package.manifest;
+  manifest.set_weights_file("../../weights.safetensors");
+  EXPECT_TRUE(isError(exec::validateManifest(manifest), StatusCode::kInvalidArgument,
+                      "the manifest names file '../../weights.safetensors'"));
+}
+
 TEST(ProgramCheck, UnknownKernelNamesTheInstruction) {
   ProgramBuilder b = smallProgram();
   b.launch("frobnicate", {0}, {3});

@@ -216,3 +216,17 @@ TEST_F(CostModelTest, NoCostForDynamicShapesOrOtherOps) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(CostModelTest, ModelFlopsLeaveOutRecomputation) {
+  // Two relus of 8 elements (1 FLOP each); the second is a recomputed
+  // clone, which model FLOPs do not count.
+  costOf("%x: tensor<8xf32>",
+         "%a = hetg.relu %x : tensor<8xf32>\n"
+         "  %b = hetg.relu %x {hetg.recomputed = 0 : i64} : tensor<8xf32>");
+  ASSERT_TRUE(module);
+  EXPECT_EQ(modelFlops(module->getOperation()), 8);
+}
+
+} // namespace

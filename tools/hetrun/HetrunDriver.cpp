@@ -8,6 +8,7 @@
 #include "runtime/exec/Job.h"
 #include "runtime/package/Safetensors.h"
 #include "tools/hetrun/Backend.h"
+#include "tools/hetrun/Progress.h"
 
 #include <cerrno>
 #include <csignal>
@@ -71,10 +72,27 @@ Runs K training steps of a package that `hetc compile` wrote.
                           package from `hetc compile --forward-only` (whose
                           steps compute the loss and update nothing)
   --metrics FILE.jsonl    write (replacing FILE) one JSON object per step:
-                          {"step", "loss", "tokens_per_s", "step_ms",
-                          "elapsed_s", "eta_s"} (loss null when not finite)
+                          {"step", "loss", "lr", "tokens_per_s", "mfu",
+                          "peak_mem_bytes", "step_ms", "elapsed_s", "eta_s"}
+                          (loss null when not finite; no lr for a
+                          forward-only package; no mfu without peaks;
+                          peak_mem_bytes: one number per rank this process
+                          runs, in rank order)
+  --peak-tflops X         the peak dense TFLOP/s of each rank's device,
+                          for MFU, where the package has none (packages
+                          compiled with --cluster carry their GPUs' peaks)
   --log-every N           print every N-th step line and the last (the
                           metrics file still gets every step)
+  --comm-timeout SECONDS  ranks as threads: a rank waiting for another
+                          that has shown no progress (completed no
+                          instruction, not waiting itself) for SECONDS
+                          ends the job with an error naming it (default
+                          30; a long step does not trip it). Under MPI: how
+                          long any one wait may last (default 600)
+  --on-nonfinite stop|continue
+                          when a step's loss is NaN or infinite: stop
+                          (default; exit status 4, nothing saved) or
+                          continue
   -h, --help              print this help
 
 All ranks of the package run as threads of this process; under mpirun (or
@@ -82,8 +100,15 @@ srun) each process runs one rank, and the job needs one process per rank.
 
 Each step prints one line on stdout (under mpirun, rank 0 prints, and
 writes --metrics and --save):
-  step S/K: loss L, R tokens/s, M ms, elapsed E s, eta T s
-T is the time the remaining steps take at the mean step time so far.
+  step S/K: loss L, lr X, R tokens/s, mfu U%, mem P MiB, M ms,
+  elapsed E s, eta T s
+X is the learning rate the step applied (the package's schedule, see
+`hetc compile --lr-schedule`). U is the model FLOPs of the step (the
+package's count over all ranks, recomputation left out) per second over
+the devices' summed peaks, shown when every rank's peak is known. P is
+the most memory a rank's device has allocated so far (arena and kernel
+scratch; libraries such as cuBLAS and NCCL hold more). T is the time the
+remaining steps take at the mean step time so far.
 L is the step's loss over the whole global batch (the sum of the ranks'
 shares); R counts every token of the global batch. Steps count from 1 in
 the output; the data order counts them from 0.
@@ -94,13 +119,15 @@ the same step): with --save, after writing the checkpoint of that step
 
 Exit status: 0 on success, 1 when the package, data or a step fails (the
 error is printed on stderr), 2 for bad usage, 3 when a signal stopped the
-run (after its checkpoint, with --save), 130 for a second SIGINT.
+run (after its checkpoint, with --save), 4 when a non-finite loss stopped
+it, 130 for a second SIGINT.
 )";
 }
 
 namespace {
 
 constexpr int kExitStopped = 3;
+constexpr int kExitNonFinite = 4;
 constexpr int kExitInterrupted = 130;
 
 Status parseInt(const std::string &flag, const std::string &text,
@@ -145,7 +172,8 @@ Status parseArguments(const std::vector<std::string> &args,
     static const char *const kFlags[] = {
         "--data",    "--steps",   "--data-dtype", "--backend",
         "--threads", "--save",    "--metrics",    "--outputs",
-        "--save-every", "--keep", "--resume", "--log-every"};
+        "--save-every", "--keep", "--resume", "--log-every",
+        "--peak-tflops", "--on-nonfinite", "--comm-timeout"};
     bool known = false;
     for (const char *flag : kFlags)
       known |= arg == flag;
@@ -194,6 +222,20 @@ Status parseArguments(const std::vector<std::string> &args,
         return invalidArgument(arg, " must be >= 1, got ", *count);
     } else if (arg == "--resume") {
       options->resume = value;
+    } else if (arg == "--on-nonfinite") {
+      if (value != "stop" && value != "continue")
+        return invalidArgument("--on-nonfinite must be stop or continue, got '",
+                               value, "'");
+      options->stopOnNonFinite = value == "stop";
+    } else if (arg == "--peak-tflops" || arg == "--comm-timeout") {
+      double *number = arg == "--peak-tflops" ? &options->peakTflops
+                                              : &options->commTimeout;
+      char *end = nullptr;
+      *number = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !(*number > 0) ||
+          !std::isfinite(*number) || *number > 1e6)
+        return invalidArgument(arg, " expects a positive number, got '",
+                               value, "'");
     }
   }
   if (positional.empty())
@@ -224,21 +266,6 @@ using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-void writeMetrics(FILE *file, int64_t step, float loss, double tokensPerSecond,
-                  double stepSeconds, double elapsed, double eta) {
-  if (std::isfinite(loss))
-    std::fprintf(file, "{\"step\": %lld, \"loss\": %.9g, ",
-                 static_cast<long long>(step), loss);
-  else
-    std::fprintf(file, "{\"step\": %lld, \"loss\": null, ",
-                 static_cast<long long>(step));
-  std::fprintf(file,
-               "\"tokens_per_s\": %.3f, \"step_ms\": %.4f, \"elapsed_s\": "
-               "%.6f, \"eta_s\": %.3f}\n",
-               tokensPerSecond, stepSeconds * 1e3, elapsed, eta);
-  std::fflush(file);
 }
 
 // "1 rank, arena N bytes", or "3 ranks" and one line per rank.
@@ -292,19 +319,28 @@ extern "C" void requestStop(int signal) {
   stopRequests = stopRequests + 1;
 }
 
-// How long a rank waits for another before the job fails.
+// How long a rank waits for another before the job fails, and, with ranks
+// as threads, for one that shows no progress (--comm-timeout).
 constexpr std::chrono::minutes kCommTimeout(10);
+constexpr std::chrono::seconds kStallTimeout(30);
+
+std::chrono::milliseconds seconds(double value) {
+  return std::chrono::milliseconds(static_cast<int64_t>(value * 1e3));
+}
 
 // Runs the job: every rank here, or, given `world` (MPI), its rank only.
-// `*stopped` tells whether a signal ended it early.
+// `*end` tells how it ended.
 Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
-             FILE *out, FILE *err, bool *stopped) {
+             FILE *out, FILE *err, RunEnd *end) {
   runtime::exec::LoadedPackage package;
   HETC_RETURN_IF_ERROR(runtime::exec::loadPackage(options.package, &package));
   const hetc::pkg::Manifest &manifest = package.manifest;
   runtime::exec::JobOptions jobOptions;
   jobOptions.threadsPerRank = options.threads;
   jobOptions.timeout = kCommTimeout;
+  jobOptions.stallTimeout = options.commTimeout > 0
+                                ? seconds(options.commTimeout)
+                                : std::chrono::milliseconds(kStallTimeout);
   std::vector<std::string> layout;
   HETC_RETURN_IF_ERROR(
       configureBackend(options, package, world != nullptr, &jobOptions, &layout));
@@ -421,28 +457,46 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
   };
 
   int64_t tokensPerStep = manifest.global_batch() * manifest.seq_len();
+  ProgressReporter progress(manifest, options.steps, options.logEvery,
+                            options.peakTflops, reports ? out : nullptr,
+                            metrics);
   Clock::time_point begin = Clock::now();
   for (int64_t step = firstStep; step < options.steps; ++step) {
     Clock::time_point stepBegin = Clock::now();
     float loss = 0.0f;
     HETC_RETURN_IF_ERROR(job->runStep(step, data, &loss));
-    double seconds = secondsSince(stepBegin);
-    double elapsed = secondsSince(begin);
-    double rate = seconds > 0 ? static_cast<double>(tokensPerStep) / seconds : 0;
-    double eta = elapsed / static_cast<double>(step + 1 - firstStep) *
+    StepRecord record;
+    record.step = step + 1;
+    record.loss = loss;
+    record.seconds = secondsSince(stepBegin);
+    record.elapsed = secondsSince(begin);
+    record.eta = record.elapsed / static_cast<double>(step + 1 - firstStep) *
                  static_cast<double>(options.steps - step - 1);
-    bool last = step + 1 == options.steps;
-    if (reports && ((step + 1) % options.logEvery == 0 || last)) {
-      std::fprintf(out,
-                   "step %lld/%lld: loss %.6f, %.0f tokens/s, %.2f ms, "
-                   "elapsed %.2f s, eta %.0f s\n",
-                   static_cast<long long>(step + 1),
-                   static_cast<long long>(options.steps), loss, rate,
-                   seconds * 1e3, elapsed, eta);
-      std::fflush(out);
+    for (int i = 0; i < job->numLocalRanks(); ++i)
+      record.peakMemoryBytes.push_back(
+          job->localRank(i).device().peakAllocatedBytes());
+    if (reports)
+      HETC_RETURN_IF_ERROR(progress.report(record), "--metrics '",
+                           options.metrics, "'");
+    // Every process has the summed loss, so all stop at the same step.
+    if (!std::isfinite(loss) && options.stopOnNonFinite) {
+      std::string ranks = job->describeNonFiniteLosses();
+      if (!ranks.empty())
+        std::fprintf(err, "hetrun: step %lld: non-finite loss on %s\n",
+                     static_cast<long long>(step + 1), ranks.c_str());
+      if (reports)
+        std::fprintf(err,
+                     "hetrun: error: step %lld: the loss is %s; stopping "
+                     "without saving (the parameters may no longer be "
+                     "finite). Resume from an earlier checkpoint with a "
+                     "smaller --lr or --clip-norm, or keep going with "
+                     "--on-nonfinite continue\n",
+                     static_cast<long long>(step + 1),
+                     std::isnan(loss) ? "nan" : "infinite");
+      std::fflush(err);
+      *end = RunEnd::kNonFinite;
+      return runtime::okStatus();
     }
-    if (reports && metrics)
-      writeMetrics(metrics, step + 1, loss, rate, seconds, elapsed, eta);
     bool stop = false;
     HETC_RETURN_IF_ERROR(job->anyAsksToStop(stopRequests > 0, &stop));
     if (stop && step + 1 < options.steps) {
@@ -452,7 +506,7 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
                      options.save.empty() ? "; no --save: nothing saved" : "");
       if (!options.save.empty())
         HETC_RETURN_IF_ERROR(save(step + 1, options.saveEvery > 0));
-      *stopped = true;
+      *end = RunEnd::kSignaled;
       return runtime::okStatus();
     }
     if (options.saveEvery > 0 && (step + 1) % options.saveEvery == 0 &&
@@ -478,16 +532,20 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
 } // namespace
 
 Status runTraining(const HetrunOptions &options, FILE *out, FILE *err,
-                   bool *stopped) {
-  bool ignored = false;
-  stopped = stopped ? stopped : &ignored;
+                   RunEnd *end) {
+  RunEnd ignored = RunEnd::kCompleted;
+  end = end ? end : &ignored;
+  *end = RunEnd::kCompleted;
   if (!runtime::comm::launchedByMpi())
-    return train(options, nullptr, out, err, stopped);
+    return train(options, nullptr, out, err, end);
   std::unique_ptr<runtime::comm::Communicator> world;
+  // MPI waits do not watch progress: the limit is per wait.
   HETC_RETURN_IF_ERROR(runtime::comm::createMpiCommunicator(
-      std::chrono::duration_cast<std::chrono::milliseconds>(kCommTimeout),
+      options.commTimeout > 0
+          ? seconds(options.commTimeout)
+          : std::chrono::duration_cast<std::chrono::milliseconds>(kCommTimeout),
       &world));
-  Status status = train(options, world.get(), out, err, stopped);
+  Status status = train(options, world.get(), out, err, end);
   if (!status.ok()) {
     // The other processes may be waiting for this one: report, then end
     // them all (MPI_Abort does not return).
@@ -513,13 +571,21 @@ int runHetrun(int argc, char **argv) {
   }
   std::signal(SIGTERM, requestStop);
   std::signal(SIGINT, requestStop);
-  bool stopped = false;
-  status = runTraining(options, stdout, stderr, &stopped);
+  RunEnd end = RunEnd::kCompleted;
+  status = runTraining(options, stdout, stderr, &end);
   if (!status.ok()) {
     std::fprintf(stderr, "hetrun: error: %s\n", status.message().c_str());
     return 1;
   }
-  return stopped ? kExitStopped : 0;
+  switch (end) {
+  case RunEnd::kSignaled:
+    return kExitStopped;
+  case RunEnd::kNonFinite:
+    return kExitNonFinite;
+  case RunEnd::kCompleted:
+    break;
+  }
+  return 0;
 }
 
 } // namespace hetc::hetrun

@@ -35,6 +35,9 @@ struct HetrunOptions {
   int64_t logEvery = 1;  // print every N-th step line (and the last)
   std::string metrics;
   std::string outputs; // safetensors file of the last step's outputs
+  double peakTflops = 0; // per rank, where the package names no peak
+  double commTimeout = 0; // seconds; 0: the defaults (HetrunDriver.cpp)
+  bool stopOnNonFinite = true; // --on-nonfinite stop (else continue)
   bool help = false;
 };
 
@@ -46,12 +49,18 @@ runtime::Status parseArguments(const std::vector<std::string> &args,
 /// The --help text.
 std::string usageText();
 
+/// How a run that returned no error ended.
+enum class RunEnd {
+  kCompleted, // every step up to --steps
+  kSignaled,  // SIGTERM/SIGINT stopped it at a step boundary
+  kNonFinite, // a step's loss was not finite (--on-nonfinite stop)
+};
+
 /// Runs the training; progress lines go to `out`, notes to `err`. Under
 /// MPI, a process that fails reports its error on `err` and ends the job.
-/// `*stopped` (when given) tells whether SIGTERM/SIGINT ended the run at a
-/// step boundary before --steps.
+/// `*end` (when given) tells how the run ended.
 runtime::Status runTraining(const HetrunOptions &options, FILE *out, FILE *err,
-                            bool *stopped = nullptr);
+                            RunEnd *end = nullptr);
 
 /// The whole command: 0 on success, 1 on failure, 2 on bad usage.
 int runHetrun(int argc, char **argv);

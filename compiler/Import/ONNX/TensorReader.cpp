@@ -386,6 +386,24 @@ TensorReader::readExternal(const TensorProto &tensor, int64_t expectedBytes,
                           << "be given relative to it";
   llvm::SmallString<256> path(modelDir);
   llvm::sys::path::append(path, location);
+  // Resolved, the file must still lie in the model's folder (a symbolic
+  // link may point anywhere) and be a regular file (a FIFO would block).
+  llvm::SmallString<256> real, realDir;
+  if (std::error_code ec = llvm::sys::fs::real_path(path, real))
+    return emitError(loc) << "cannot open external data file '" << path
+                          << "' of " << what << ": " << ec.message();
+  if (std::error_code ec = llvm::sys::fs::real_path(modelDir, realDir))
+    return emitError(loc) << "cannot resolve the model's folder '" << modelDir
+                          << "': " << ec.message();
+  if (!llvm::StringRef(real).starts_with((realDir + "/").str()))
+    return emitError(loc) << what << " names external data file '" << location
+                          << "', which resolves to '" << real
+                          << "' outside the model's folder '" << realDir
+                          << "' (through a symbolic link); data files must "
+                          << "lie in it";
+  if (!llvm::sys::fs::is_regular_file(real))
+    return emitError(loc) << what << " names external data file '" << location
+                          << "', which is not a regular file";
 
   auto [it, inserted] = files.try_emplace(path);
   if (inserted) {

@@ -14,6 +14,7 @@
 #include "passes/Conversion/HetGraphToHetExec/Views.h"
 
 #include "dialects/HetDist/HetDist.h"
+#include "dialects/HetGraph/Cost.h"
 #include "dialects/HetGraph/HetGraph.h"
 
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
@@ -90,13 +91,25 @@ LogicalResult FunctionLowering::addArguments() {
     if (name)
       what += " ('" + name.str() + "')";
     InputRole role = InputRole::feed;
-    if (name && name.getValue() == "input_ids")
+    if (func.getArgAttr(index, hetg::kStepIndexAttr))
+      role = InputRole::step;
+    else if (name && name.getValue() == "input_ids")
       role = InputRole::tokens;
     else if (name && name.getValue() == "labels")
       role = InputRole::labels;
     FailureOr<MemRefType> type = bufferTypeOf(arg.getType(), loc, what);
     if (failed(type))
       return failure();
+    if (role == InputRole::step) {
+      // Written by the runtime before each step: its index.
+      if (type->getRank() != 0 || !type->getElementType().isInteger(64))
+        return func.emitOpError()
+               << what << " is the step index, a tensor<i64>; got "
+               << arg.getType();
+      buffers[arg] = draft.addBuffer(
+          {"step", *type, BufferKind::input, role, ElementsAttr(), loc});
+      continue;
+    }
     if (role == InputRole::feed) {
       // Written by the caller before the step, under the argument's name.
       std::string feedName = name ? name.str() : "arg" + std::to_string(index);
@@ -377,6 +390,6 @@ LogicalResult FunctionLowering::run(OpBuilder &builder) {
   for (Operation &op : *body)
     if (failed(lowerOp(&op)))
       return failure();
-  draft.finish(builder, func.getLoc(), placement());
+  draft.finish(builder, func.getLoc(), placement(), hetg::modelFlops(func));
   return success();
 }

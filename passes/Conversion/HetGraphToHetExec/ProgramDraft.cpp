@@ -87,7 +87,8 @@ void ProgramDraft::computeLiveness() {
 }
 
 hetx::ProgramOp ProgramDraft::finish(OpBuilder &builder, Location loc,
-                                     const ProgramPlacement &placement) {
+                                     const ProgramPlacement &placement,
+                                     int64_t modelFlops) {
   computeLiveness();
   std::vector<lower::BufferRequest> requests;
   std::vector<int> requestOf(buffers.size(), -1);
@@ -115,7 +116,8 @@ hetx::ProgramOp ProgramDraft::finish(OpBuilder &builder, Location loc,
       builder.getI32IntegerAttr(placement.stage),
       builder.getI32IntegerAttr(placement.replica),
       placement.device ? builder.getStringAttr(*placement.device)
-                       : StringAttr());
+                       : StringAttr(),
+      builder.getI64IntegerAttr(modelFlops));
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(&program.getBody().emplaceBlock());
 

@@ -93,9 +93,10 @@ public:
   }
 
   /// Plans the memory and appends `hetx.program @rank<N>` at the builder's
-  /// insertion point.
+  /// insertion point; the program's step does `modelFlops` model FLOPs.
   hetx::ProgramOp finish(mlir::OpBuilder &builder, mlir::Location loc,
-                         const ProgramPlacement &placement);
+                         const ProgramPlacement &placement,
+                         int64_t modelFlops);
 
 private:
   void computeLiveness();

@@ -53,8 +53,6 @@ private:
   GreenContext green_;              // when the rank has an SM partition
   cudaStream_t ownStream_ = nullptr; // otherwise
   cudaStream_t stream_ = nullptr;
-  std::map<void *, int64_t> allocations_;
-  int64_t allocated_ = 0;
   std::vector<SpanGraph> spans_;
 };
 
@@ -108,10 +106,10 @@ Status CudaDevice::bind() {
 }
 
 Status CudaDevice::allocate(int64_t bytes, void **data) {
-  if (options_.memoryCap > 0 && allocated_ + bytes > options_.memoryCap)
+  if (options_.memoryCap > 0 && allocatedBytes() + bytes > options_.memoryCap)
     return resourceExhausted("allocating ", bytes, " bytes would take ",
                              describe(), " past its memory cap (",
-                             allocated_, " bytes in use)");
+                             allocatedBytes(), " bytes in use)");
   void *memory = nullptr;
   HETC_CUDA_RETURN_IF_ERROR(cudaMalloc(&memory, std::max<int64_t>(bytes, 1)));
   Status zeroed =
@@ -120,19 +118,14 @@ Status CudaDevice::allocate(int64_t bytes, void **data) {
     cudaFree(memory);
     return zeroed;
   }
-  allocations_[memory] = bytes;
-  allocated_ += bytes;
+  noteAllocated(memory, bytes);
   *data = memory;
   return okStatus();
 }
 
 void CudaDevice::release(void *data) {
-  auto found = allocations_.find(data);
-  if (found == allocations_.end())
-    return;
-  allocated_ -= found->second;
-  allocations_.erase(found);
-  cudaFree(data);
+  if (noteReleased(data))
+    cudaFree(data);
 }
 
 Status CudaDevice::copyToDevice(void *dst, const void *src, size_t bytes) {

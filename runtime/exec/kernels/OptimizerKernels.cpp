@@ -12,6 +12,7 @@
 #include "runtime/exec/kernels/Backend.h"
 
 #include <cmath>
+#include <optional>
 
 namespace hetc::runtime::exec::HETC_BACKEND_NAMESPACE {
 namespace {
@@ -26,7 +27,7 @@ Status seedResult(const Instruction &inst, BufferTable &b, int o, int r) {
   return kernels::copy(operand(inst, b, o), result(inst, b, r));
 }
 
-// sgd(param, grad) {lr, weight_decay} -> new_param.
+// sgd(param, grad[, lr_factor]) {lr, weight_decay} -> new_param.
 Status runSgd(const Instruction &inst, BufferTable &b) {
   SgdOptions options;
   HETC_RETURN_IF_ERROR(floatAttr(inst, "lr", &options.lr));
@@ -38,12 +39,13 @@ Status runSgd(const Instruction &inst, BufferTable &b) {
     return invalidArgument("sgd: new_param ", out.describe(),
                            " must have param's type ", param.describe());
   HETC_RETURN_IF_ERROR(seedResult(inst, b, 0, 0), "sgd");
-  return kernels::sgdStep(out, operand(inst, b, 1), options);
+  return kernels::sgdStep(out, operand(inst, b, 1), options,
+                          optionalOperand(inst, b, 2));
 }
 
-// adamw(param, grad, exp_avg, exp_avg_sq, step) {lr, beta1, beta2, eps,
-// weight_decay} -> (new_param, new_exp_avg, new_exp_avg_sq). `step` is a
-// 0-D integer or float tensor counting this step (>= 1).
+// adamw(param, grad, exp_avg, exp_avg_sq, step[, lr_factor]) {lr, beta1,
+// beta2, eps, weight_decay} -> (new_param, new_exp_avg, new_exp_avg_sq).
+// `step` is a 0-D integer or float tensor counting this step (>= 1).
 Status runAdamW(const Instruction &inst, BufferTable &b) {
   AdamWOptions options;
   HETC_RETURN_IF_ERROR(floatAttr(inst, "lr", &options.lr));
@@ -63,7 +65,26 @@ Status runAdamW(const Instruction &inst, BufferTable &b) {
   }
   return kernels::adamwStep(result(inst, b, 0), operand(inst, b, 1),
                         result(inst, b, 1), result(inst, b, 2),
-                        operand(inst, b, 4), options);
+                        operand(inst, b, 4), options,
+                        optionalOperand(inst, b, 5));
+}
+
+// lr_schedule(step) {kind, warmup_steps, decay_steps, min_factor} -> factor.
+Status runLrSchedule(const Instruction &inst, BufferTable &b) {
+  std::string kind;
+  HETC_RETURN_IF_ERROR(stringAttr(inst, "kind", &kind));
+  LrSchedule schedule;
+  if (!parseLrScheduleKind(kind, &schedule.kind))
+    return invalidArgument("lr_schedule: kind '", kind,
+                           "' is not constant, cosine or linear");
+  std::optional<int64_t> warmup, decay;
+  HETC_RETURN_IF_ERROR(optionalIntAttr(inst, "warmup_steps", &warmup));
+  HETC_RETURN_IF_ERROR(optionalIntAttr(inst, "decay_steps", &decay));
+  schedule.warmupSteps = warmup.value_or(0);
+  schedule.decaySteps = decay.value_or(0);
+  if (hasAttr(inst, "min_factor"))
+    HETC_RETURN_IF_ERROR(floatAttr(inst, "min_factor", &schedule.minFactor));
+  return kernels::lrSchedule(operand(inst, b, 0), schedule, result(inst, b, 0));
 }
 
 // global_norm(inputs...) -> 0-D norm.
@@ -77,13 +98,13 @@ Status runGlobalNorm(const Instruction &inst, BufferTable &b) {
 } // namespace
 
 void registerOptimizerKernels(KernelRegistry &r) {
-  KernelInfo sgd = makeKernel("sgd", 2, 2, 1,
+  KernelInfo sgd = makeKernel("sgd", 2, 3, 1,
                               {{"lr", AttrKind::kFloat},
                                {"weight_decay", AttrKind::kFloat, true}},
                               runSgd);
   sgd.inPlace.pairs = {{0, 0}};
   mustAdd(r, std::move(sgd));
-  KernelInfo adamw = makeKernel("adamw", 5, 5, 3,
+  KernelInfo adamw = makeKernel("adamw", 5, 6, 3,
                                 {{"lr", AttrKind::kFloat},
                                  {"beta1", AttrKind::kFloat},
                                  {"beta2", AttrKind::kFloat},
@@ -93,6 +114,12 @@ void registerOptimizerKernels(KernelRegistry &r) {
   adamw.inPlace.pairs = {{0, 0}, {2, 1}, {3, 2}};
   mustAdd(r, std::move(adamw));
   mustAdd(r, makeKernel("global_norm", 1, -1, 1, {}, runGlobalNorm));
+  mustAdd(r, makeKernel("lr_schedule", 1, 1, 1,
+                        {{"kind", AttrKind::kString},
+                         {"warmup_steps", AttrKind::kInt, true},
+                         {"decay_steps", AttrKind::kInt, true},
+                         {"min_factor", AttrKind::kFloat, true}},
+                        runLrSchedule));
 }
 
 } // namespace hetc::runtime::exec::HETC_BACKEND_NAMESPACE

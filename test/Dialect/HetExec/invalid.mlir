@@ -121,7 +121,7 @@ hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_samp
 
 hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
   %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
-  // expected-error @+1 {{must have a role (tokens, labels or feed) exactly when it is an input}}
+  // expected-error @+1 {{must have a role (tokens, labels, feed or step) exactly when it is an input}}
   %x = hetx.buffer 1 "input_ids" input at 64 : memref<1x4xi64>
   hetx.return %l : memref<f32>
 }
@@ -130,7 +130,7 @@ hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_samp
 
 hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
   %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
-  // expected-error @+1 {{must have a role (tokens, labels or feed) exactly when it is an input}}
+  // expected-error @+1 {{must have a role (tokens, labels, feed or step) exactly when it is an input}}
   %x = hetx.buffer 1 "t" activation(labels) at 64 : memref<1x4xi64>
   hetx.return %l : memref<f32>
 }

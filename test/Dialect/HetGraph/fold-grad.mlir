@@ -141,6 +141,9 @@ func.func @optimizers() -> (tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<
   // [1 - 0.1 (0.5 + 0.5), 2 - 0.1 (-1 + 1)]
   // CHECK-DAG: hetg.constant dense<[{{0.9000000000000[0-9]*|9.000000e-01|0.8999999999999[0-9]*}}, 2.000000e+00]> : tensor<2xf64>
   %0 = hetg.sgd %p, %g <{lr = 0.1 : f64, weight_decay = 0.5 : f64}> : tensor<2xf64>
+  // A constant lr_factor scales lr: 0.5 * 0.2 = 0.1, the same update.
+  %half = hetg.constant dense<0.5> : tensor<f64>
+  %scaled = hetg.sgd %p, %g lr_factor %half <{lr = 0.2 : f64, weight_decay = 0.5 : f64}> : tensor<2xf64>
   %z = hetg.constant dense<0.0> : tensor<2xf64>
   %t = hetg.constant dense<1> : tensor<i64>
   // [1 * 0.99 - 0.1, 2 * 0.99 + 0.1]
@@ -153,5 +156,5 @@ func.func @optimizers() -> (tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<
   %a = hetg.constant dense<[3.0]> : tensor<1xf64>
   %b = hetg.constant dense<[[4.0]]> : tensor<1x1xf64>
   %n = hetg.global_norm %a, %b : tensor<1xf64>, tensor<1x1xf64>
-  return %0, %p1, %m1, %v1, %0, %n : tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<f64>
+  return %0, %p1, %m1, %v1, %scaled, %n : tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<f64>
 }

@@ -90,6 +90,12 @@ func.func @optimizers(%p: tensor<64x64xf32>, %g: tensor<64x64xf32>, %m: tensor<6
   %p2, %m2, %v2 = hetg.adamw %p, %g, %m, %v, %tf <{lr = 1.0e-3 : f64, beta1 = 0.8 : f64, beta2 = 0.95 : f64, eps = 1.0e-6 : f64, weight_decay = 0.0 : f64}> : tensor<64x64xf32>, tensor<f32>
   // CHECK: hetg.global_norm %{{.*}}, %{{.*}} : tensor<64x64xf32>, tensor<64xf32>
   %n = hetg.global_norm %g, %b : tensor<64x64xf32>, tensor<64xf32>
+  // CHECK: %[[F:.*]] = hetg.lr_schedule %{{.*}} <{decay_steps = 50 : i64, kind = #hetg<lr_schedule_kind cosine>, min_factor = 1.000000e-01 : f64, warmup_steps = 5 : i64}> : tensor<i64>
+  %f = hetg.lr_schedule %t <{kind = #hetg<lr_schedule_kind cosine>, warmup_steps = 5 : i64, decay_steps = 50 : i64, min_factor = 0.1 : f64}> : tensor<i64>
+  // CHECK: hetg.sgd %{{.*}}, %{{.*}} lr_factor %[[F]] <{lr = 1.000000e-01 : f64}> : tensor<64x64xf32>
+  %3 = hetg.sgd %p, %g lr_factor %f <{lr = 0.1 : f64}> : tensor<64x64xf32>
+  // CHECK: hetg.adamw %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} lr_factor %[[F]] <{lr = 1.000000e-03 : f64}> : tensor<64x64xf32>, tensor<i64>
+  %p3, %m3, %v3 = hetg.adamw %p, %g, %m, %v, %t lr_factor %f <{lr = 1.0e-3 : f64}> : tensor<64x64xf32>, tensor<i64>
   // CHECK: return %{{.*}} : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<f32>
   return %p1, %m1, %v1, %n : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<f32>
 }

@@ -249,3 +249,27 @@ func.func @minimum_types(%a: tensor<4xf32>, %b: tensor<4xi64>) {
   %0 = hetg.minimum %a, %b : tensor<4xf32>, tensor<4xi64>
   return
 }
+
+// -----
+
+func.func @lr_schedule_decay(%t: tensor<i64>) {
+  // expected-error @+1 {{'hetg.lr_schedule' op a cosine schedule needs decay_steps > warmup_steps, got 10 and 10}}
+  %f = hetg.lr_schedule %t <{kind = #hetg<lr_schedule_kind cosine>, warmup_steps = 10 : i64, decay_steps = 10 : i64}> : tensor<i64>
+  return
+}
+
+// -----
+
+func.func @lr_schedule_min(%t: tensor<i64>) {
+  // expected-error @+1 {{'hetg.lr_schedule' op needs warmup_steps >= 0 and min_factor >= 0}}
+  %f = hetg.lr_schedule %t <{kind = #hetg<lr_schedule_kind constant>, min_factor = -0.5 : f64}> : tensor<i64>
+  return
+}
+
+// -----
+
+func.func @lr_factor_type(%p: tensor<4xf32>, %f: tensor<f32>) {
+  // expected-error @+1 {{'hetg.sgd' op operand #2 must be 0D tensor of 64-bit float values}}
+  %0 = "hetg.sgd"(%p, %p, %f) <{lr = 0.1 : f64}> : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return
+}

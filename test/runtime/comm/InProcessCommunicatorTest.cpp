@@ -33,9 +33,10 @@ void runRanks(World &world, const std::function<void(Communicator &)> &body) {
 }
 
 // A generous timeout for the cases that should pass: a broken one fails
-// instead of hanging the suite.
-World makeWorld(int size, std::chrono::milliseconds timeout = 5s) {
-  World world = createInProcessWorld(size, timeout);
+// instead of hanging the suite. The progress watchdog is off unless given.
+World makeWorld(int size, std::chrono::milliseconds timeout = 5s,
+                std::chrono::milliseconds stallTimeout = 1h) {
+  World world = createInProcessWorld(size, timeout, stallTimeout);
   EXPECT_EQ(world.size(), static_cast<size_t>(size));
   return world;
 }
@@ -152,6 +153,46 @@ TEST(InProcessCommunicator, CollectiveTimeoutNamesMissingRanks) {
   EXPECT_LT(secondsSince(start), 0.1);
 }
 
+// A rank that shows no progress (here: does nothing at all) is named long
+// before the wait's own timeout.
+TEST(InProcessCommunicator, StalledPeerIsNamedByTheWatchdog) {
+  World world = makeWorld(2, 20s, 300ms);
+  std::vector<char> buffer(16);
+  const auto start = Clock::now();
+  Status status = world[1]->recv(0, buffer.data(), buffer.size(), 7);
+  EXPECT_EQ(status.toString(),
+            "DEADLINE_EXCEEDED: rank 1 waited in recv of tag 7 (16 bytes) for "
+            "rank 0, which has shown no progress for 0.3 s (stuck in a "
+            "kernel, or stopped; --comm-timeout sets the limit)");
+  EXPECT_GE(secondsSince(start), 0.3);
+  EXPECT_LT(secondsSince(start), 3.0);
+}
+
+// A peer busy for five times the stall limit, but making progress, is
+// waited for; so is one that is itself waiting (alive) on a busy rank.
+TEST(InProcessCommunicator, PeersMakingProgressAreWaitedFor) {
+  World world = makeWorld(3, 20s, 300ms);
+  std::vector<Status> statuses(3);
+  runRanks(world, [&](Communicator &comm) {
+    char byte = 1;
+    if (comm.rank() == 0) {
+      for (int i = 0; i < 30; ++i) { // 1.5 s of work
+        std::this_thread::sleep_for(50ms);
+        comm.noteProgress();
+      }
+      statuses[0] = comm.send(1, &byte, 1, 0);
+    } else if (comm.rank() == 1) {
+      statuses[1] = comm.recv(0, &byte, 1, 0);
+      if (statuses[1].ok())
+        statuses[1] = comm.send(2, &byte, 1, 0);
+    } else {
+      statuses[2] = comm.recv(1, &byte, 1, 0);
+    }
+  });
+  for (int r = 0; r < 3; ++r)
+    EXPECT_TRUE(statuses[r].ok()) << "rank " << r << ": " << statuses[r].toString();
+}
+
 TEST(InProcessCommunicator, AbortWakesBlockedRanks) {
   World world = makeWorld(3, 4s);
   std::vector<Status> statuses(3);
@@ -255,7 +296,7 @@ TEST(InProcessCommunicator, InvalidArguments) {
   EXPECT_EQ(text(comm.allGather({1, 2}, DType::kF32, x, nullptr, {1, 1})),
             "INVALID_ARGUMENT: rank 1: all_gather over ranks {1,2}: null "
             "buffer for elements");
-  EXPECT_TRUE(createInProcessWorld(0, 1s).empty());
+  EXPECT_TRUE(createInProcessWorld(0, 1s, 1s).empty());
 }
 
 } // namespace

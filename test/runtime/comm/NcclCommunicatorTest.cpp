@@ -46,7 +46,7 @@ TEST(NcclCommunicator, OneRankWorld) {
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
-  auto bootstrap = createInProcessWorld(1, 10s);
+  auto bootstrap = createInProcessWorld(1, 10s, 10s);
   std::unique_ptr<Communicator> nccl;
   Status status = createNcclCommunicator(*bootstrap[0], 0, stream, &nccl, 30s);
   ASSERT_TRUE(status.ok()) << status.toString();

@@ -19,6 +19,8 @@
 namespace hetc::runtime::cuda::test {
 namespace {
 
+using runtime::LrScheduleKind;
+
 // Floats mapped to integers in the order of their values, so that the
 // difference counts the floats in between (-0 and +0 are one).
 int64_t orderedBits(float x) {
@@ -425,6 +427,49 @@ TEST(CudaOptimizerGraph, ReplayedStepReadsTheStepCount) {
   EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
 }
 
+// A schedule computed on the device from the step index on the device, fed
+// to SGD and AdamW as their lr factor, matches the CPU step by step.
+TEST(CudaLrSchedule, ScheduledUpdatesMatchCpu) {
+  HETC_REQUIRE_CUDA();
+  const int64_t n = 5000;
+  LrSchedule schedule{LrScheduleKind::kCosine, 2, 6, 0.1};
+  SgdOptions sgd;
+  sgd.lr = 0.05;
+  AdamWOptions adam;
+  adam.lr = 0.01;
+  adam.weightDecay = 0.1;
+  std::vector<float> p = randomValues(n, DType::kF32, -1.0f, 1.0f, 31);
+  std::vector<float> q = p, m(n, 0.0f), v(n, 0.0f);
+  std::vector<float> g = randomValues(n, DType::kF32, -1.0f, 1.0f, 32);
+  DeviceTensor dp(DType::kF32, {n}, p), dq(DType::kF32, {n}, q),
+      dg(DType::kF32, {n}, g), dm(DType::kF32, {n}), dv(DType::kF32, {n}),
+      dindex(DType::kI64, {}), dcount(DType::kI64, {}),
+      dfactor(DType::kF64, {});
+  TensorView deviceFactor = dfactor.view();
+  for (int64_t it = 0; it < 8; ++it) {
+    writeStep(dindex, DType::kI64, it);
+    writeStep(dcount, DType::kI64, it + 1);
+    HETC_EXPECT_CUDA_OK(lrSchedule(dindex.view(), schedule, dfactor.view()));
+    HETC_EXPECT_CUDA_OK(sgdStep(dp.view(), dg.view(), sgd, &deviceFactor));
+    HETC_EXPECT_CUDA_OK(adamwStep(dq.view(), dg.view(), dm.view(), dv.view(),
+                                  dcount.view(), adam, &deviceFactor));
+    double factor = 0.0;
+    int64_t count = it + 1;
+    HETC_EXPECT_CUDA_OK(cpu::lrSchedule(makeView(&it, {}), schedule,
+                                        makeView(&factor, {})));
+    TensorView cpuFactor = makeView(&factor, {});
+    HETC_EXPECT_CUDA_OK(cpu::sgdStep(makeView(p.data(), {n}),
+                                     makeView(g.data(), {n}), sgd, &cpuFactor));
+    HETC_EXPECT_CUDA_OK(cpu::adamwStep(
+        makeView(q.data(), {n}), makeView(g.data(), {n}), makeView(m.data(), {n}),
+        makeView(v.data(), {n}), makeView(&count, {}), adam, &cpuFactor));
+    std::string when = "step index " + std::to_string(it) + " ";
+    EXPECT_NEAR(dfactor.read<double>()[0], factor, 1e-15) << when;
+    expectUlps(dp.readFloats(), p, 1, when + "sgd param");
+    expectUlps(dq.readFloats(), q, 1, when + "adamw param");
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Errors (checked on the host before any launch: no GPU needed)
 //===----------------------------------------------------------------------===//
@@ -433,6 +478,15 @@ TEST(CudaOptimizerGraph, ReplayedStepReadsTheStepCount) {
 TensorView fake(DType dtype, Shape shape) {
   return TensorView(reinterpret_cast<void *>(uintptr_t{4096}), dtype,
                     std::move(shape));
+}
+
+TEST(CudaOptimizerErrors, LrFactorAndSchedule) {
+  TensorView p = fake(DType::kF32, {4}), factor = fake(DType::kF32, {});
+  expectInvalid(sgdStep(p, p, SgdOptions(), &factor),
+                "lr_factor must be one f64 element");
+  expectInvalid(lrSchedule(fake(DType::kF32, {}), LrSchedule(),
+                           fake(DType::kF64, {})),
+                "lr_schedule: step must be one i64 or i32");
 }
 
 TEST(CudaOptimizerErrors, Sgd) {

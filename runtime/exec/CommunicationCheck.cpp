@@ -1,0 +1,168 @@
+//===- CommunicationCheck.cpp - the ranks' messages agree -----------------===//
+
+#include "runtime/exec/CommunicationCheck.h"
+
+#include "runtime/exec/Arena.h"
+#include "runtime/exec/Attributes.h"
+#include "runtime/exec/ProgramCheck.h"
+
+#include <map>
+#include <sstream>
+#include <tuple>
+
+namespace hetc::runtime::exec {
+namespace {
+
+using hetc::pkg::Instruction;
+using hetc::pkg::Program;
+
+// One message or collective as the rank's program has it.
+struct Exchange {
+  int rank = 0, index = 0; // where: rank and instruction
+  std::string kind;
+  int64_t tag = 0, bytes = -1;
+  std::vector<int64_t> counts;
+
+  // What must agree between a send and its recv, or between the members
+  // of a collective.
+  auto key() const {
+    bool pointToPoint = kind == "send" || kind == "recv";
+    return std::make_tuple(pointToPoint ? "message" : kind, tag, bytes, counts);
+  }
+};
+
+std::string describe(const Exchange &e, const Program &program) {
+  std::ostringstream os;
+  os << "rank " << e.rank << " "
+     << describeInstruction(e.index, program.instructions(e.index));
+  if (e.kind == "send" || e.kind == "recv")
+    os << " (tag " << e.tag << ", " << e.bytes << " bytes)";
+  else
+    os << " (" << e.bytes << " bytes in)";
+  return os.str();
+}
+
+// The bytes of buffer `id` of `program`; -1 when the id is out of range
+// (validateProgram reports that one).
+int64_t bytesOf(const Program &program, int id) {
+  return id >= 0 && id < program.buffers_size()
+             ? bufferBytes(program.buffers(id))
+             : -1;
+}
+
+} // namespace
+
+Status validateCommunication(const std::vector<Program> &programs) {
+  int ranks = static_cast<int>(programs.size());
+  // Sends and recvs by (from, to); collectives by group.
+  std::map<std::pair<int, int>, std::vector<Exchange>> sends, recvs;
+  std::map<std::vector<int64_t>, std::map<int, std::vector<Exchange>>> groups;
+  for (int rank = 0; rank < ranks; ++rank) {
+    const Program &program = programs[rank];
+    for (int i = 0; i < program.instructions_size(); ++i) {
+      const Instruction &inst = program.instructions(i);
+      Exchange e;
+      e.rank = rank;
+      e.index = i;
+      e.kind = inst.kernel();
+      if (e.kind == "send" || e.kind == "recv") {
+        int64_t peer = -1;
+        HETC_RETURN_IF_ERROR(intAttr(inst, "peer", &peer), "rank ", rank, " ",
+                             describeInstruction(i, inst));
+        HETC_RETURN_IF_ERROR(intAttr(inst, "tag", &e.tag), "rank ", rank,
+                             " ", describeInstruction(i, inst));
+        if (peer < 0 || peer >= ranks || peer == rank)
+          return invalidArgument("rank ", rank, " ",
+                                 describeInstruction(i, inst), ": peer ",
+                                 peer, " is not another rank of the ", ranks);
+        bool send = e.kind == "send";
+        e.bytes = send ? (inst.operands_size() ? bytesOf(program, inst.operands(0)) : -1)
+                       : (inst.results_size() ? bytesOf(program, inst.results(0)) : -1);
+        int other = static_cast<int>(peer);
+        (send ? sends : recvs)[send ? std::make_pair(rank, other)
+                                    : std::make_pair(other, rank)]
+            .push_back(e);
+      } else if (e.kind == "all_reduce" || e.kind == "reduce_scatter" ||
+                 e.kind == "all_gather") {
+        std::vector<int64_t> group;
+        HETC_RETURN_IF_ERROR(intsAttr(inst, "group", &group), "rank ", rank,
+                             " ", describeInstruction(i, inst));
+        if (e.kind != "all_reduce")
+          HETC_RETURN_IF_ERROR(intsAttr(inst, "counts", &e.counts), "rank ",
+                               rank, " ", describeInstruction(i, inst));
+        // all_gather's inputs differ per member (its counts say how);
+        // the others reduce inputs of one size.
+        if (e.kind != "all_gather" && inst.operands_size())
+          e.bytes = bytesOf(program, inst.operands(0));
+        groups[group][rank].push_back(e);
+      }
+    }
+  }
+
+  // Point to point: the n-th send from a to b is the n-th recv on b from a.
+  auto pairs = sends;
+  for (const auto &[key, list] : recvs)
+    pairs.try_emplace(key);
+  for (const auto &[pair, ignored] : pairs) {
+    const std::vector<Exchange> &out = sends[pair], &in = recvs[pair];
+    for (size_t n = 0; n < std::max(out.size(), in.size()); ++n) {
+      if (n >= in.size())
+        return invalidArgument(describe(out[n], programs[out[n].rank]),
+                               " has no matching recv on rank ", pair.second,
+                               " (it receives ", in.size(), " message(s) from rank ",
+                               pair.first, ", this is send ", n + 1, ")");
+      if (n >= out.size())
+        return invalidArgument(describe(in[n], programs[in[n].rank]),
+                               " has no matching send on rank ", pair.first,
+                               " (it sends ", out.size(), " message(s) to rank ",
+                               pair.second, ", this is recv ", n + 1, ")");
+      if (out[n].key() != in[n].key())
+        return invalidArgument(describe(out[n], programs[out[n].rank]),
+                               " does not match ",
+                               describe(in[n], programs[in[n].rank]),
+                               ": the two sides must agree in order, tag "
+                               "and size");
+    }
+  }
+
+  // Collectives: every member of a group runs the same sequence.
+  for (const auto &[group, byRank] : groups) {
+    for (int64_t member : group) {
+      if (member < 0 || member >= ranks)
+        return invalidArgument("a collective's group names rank ", member,
+                               " of ", ranks);
+      if (!byRank.count(static_cast<int>(member)))
+        return invalidArgument(describe(byRank.begin()->second.front(),
+                                        programs[byRank.begin()->first]),
+                               " is in a group with rank ", member,
+                               ", which runs no collective in that group");
+    }
+    int firstRank = byRank.begin()->first;
+    const std::vector<Exchange> &reference = byRank.begin()->second;
+    for (const auto &[rank, list] : byRank) {
+      bool member = false;
+      for (int64_t m : group)
+        member |= m == rank;
+      if (!member)
+        return invalidArgument(describe(list.front(), programs[rank]),
+                               ": the group does not include rank ", rank);
+      size_t n = 0;
+      while (n < list.size() && n < reference.size() &&
+             list[n].key() == reference[n].key())
+        ++n;
+      if (n == list.size() && n == reference.size())
+        continue;
+      auto side = [&](const std::vector<Exchange> &l, int r) {
+        return n < l.size() ? describe(l[n], programs[r])
+                            : "nothing on rank " + std::to_string(r);
+      };
+      return invalidArgument("collective ", n + 1,
+                             " of a group differs between its members: ",
+                             side(reference, firstRank), " against ",
+                             side(list, rank));
+    }
+  }
+  return okStatus();
+}
+
+} // namespace hetc::runtime::exec

@@ -1,0 +1,28 @@
+#!/usr/bin/python3
+"""Writes a copy of an ONNX model with one element of one initializer set
+to NaN (or inf): a model whose training must stop at its first step.
+
+    poison_weight.py MODEL.onnx TENSOR OUT.onnx [--value nan|inf]
+"""
+import argparse
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+ap = argparse.ArgumentParser()
+ap.add_argument("model")
+ap.add_argument("tensor")
+ap.add_argument("out")
+ap.add_argument("--value", choices=["nan", "inf"], default="nan")
+args = ap.parse_args()
+model = onnx.load(args.model)
+for i, init in enumerate(model.graph.initializer):
+    if init.name == args.tensor:
+        values = numpy_helper.to_array(init).copy()
+        values.flat[0] = np.float32(args.value)
+        model.graph.initializer[i].CopyFrom(numpy_helper.from_array(values, init.name))
+        break
+else:
+    raise SystemExit(f"{args.model}: no initializer {args.tensor}")
+onnx.save(model, args.out)
