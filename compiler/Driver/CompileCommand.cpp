@@ -14,6 +14,7 @@
 #include "compiler/Driver/Diagnostics.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/InitializerSelection.h"
+#include "compiler/Driver/OutputFile.h"
 #include "compiler/Driver/UpdateFlags.h"
 #include "compiler/Import/ONNX/ONNXImporter.h"
 #include "compiler/Package/PackageWriter.h"
@@ -30,7 +31,6 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/SetVector.h"
@@ -38,7 +38,6 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -274,16 +273,16 @@ int64_t findVocabSize(ModuleOp module) {
 
 /// --emit: the module as text at -o ("-": stdout).
 int writeIR(ModuleOp module) {
-  std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputPath, &error);
-  if (!output) {
-    llvm::errs() << kPrefix << "error: " << error << "\n";
+  if (llvm::Error error = writeOutputFile(
+          outputPath, [&](llvm::raw_ostream &os) -> llvm::Error {
+            module.print(os);
+            os << "\n";
+            return llvm::Error::success();
+          })) {
+    llvm::errs() << kPrefix << "error: cannot write '" << outputPath
+                 << "': " << llvm::toString(std::move(error)) << "\n";
     return kExitFailure;
   }
-  module.print(output->os());
-  output->os() << "\n";
-  output->keep();
   return kExitSuccess;
 }
 

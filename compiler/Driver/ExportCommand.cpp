@@ -12,6 +12,7 @@
 #include "compiler/Driver/Commands.h"
 #include "compiler/Driver/Diagnostics.h"
 #include "compiler/Driver/Driver.h"
+#include "compiler/Driver/OutputFile.h"
 #include "compiler/Import/ONNX/ONNXImporter.h"
 #include "compiler/Import/ONNX/TensorReader.h"
 #include "passes/Passes.h"
@@ -25,8 +26,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <onnx/onnx_pb.h>
-
-#include <fstream>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -90,15 +89,15 @@ std::string checkpointFolder(llvm::StringRef path) {
   return folder.str().str();
 }
 
-/// Writes `model` to `path` through a temporary sibling.
-bool writeModel(const onnx::ModelProto &model, const std::string &path) {
-  std::string staged = path + ".partial";
-  {
-    std::ofstream os(staged, std::ios::binary | std::ios::trunc);
-    if (!os || !model.SerializeToOstream(&os) || (os.close(), !os))
-      return false;
-  }
-  return !llvm::sys::fs::rename(staged, path);
+/// Writes `model` to `path` (writeOutputFile).
+llvm::Error writeModel(const onnx::ModelProto &model, const std::string &path) {
+  return writeOutputFile(path, [&](llvm::raw_ostream &os) -> llvm::Error {
+    std::string bytes;
+    if (!model.SerializeToString(&bytes))
+      return llvm::createStringError("the model does not serialize");
+    os << bytes;
+    return llvm::Error::success();
+  });
 }
 
 int runExport() {
@@ -166,12 +165,20 @@ int runExport() {
   if (totalBytes > kMaxInlineBytes) {
     std::string dataName = llvm::sys::path::filename(outputPath).str() + ".data";
     std::string dataPath = outputPath + ".data";
-    std::ofstream data(dataPath, std::ios::binary | std::ios::trunc);
+    // The data file first: the model that names it is renamed in last.
+    if (llvm::Error error = writeOutputFile(
+            dataPath, [&](llvm::raw_ostream &os) -> llvm::Error {
+              for (const onnx::TensorProto &initializer :
+                   model.graph().initializer())
+                os << initializer.raw_data();
+              return llvm::Error::success();
+            }))
+      return fail("cannot write '" + dataPath +
+                  "': " + llvm::toString(std::move(error)));
     uint64_t offset = 0;
     for (onnx::TensorProto &initializer :
          *model.mutable_graph()->mutable_initializer()) {
       const std::string &raw = initializer.raw_data();
-      data.write(raw.data(), static_cast<std::streamsize>(raw.size()));
       auto addEntry = [&](const std::string &key, const std::string &value) {
         onnx::StringStringEntryProto *entry = initializer.add_external_data();
         entry->set_key(key);
@@ -184,12 +191,10 @@ int runExport() {
       initializer.clear_raw_data();
       initializer.set_data_location(onnx::TensorProto::EXTERNAL);
     }
-    data.close();
-    if (!data)
-      return fail("cannot write '" + dataPath + "'");
   }
-  if (!writeModel(model, outputPath))
-    return fail("cannot write '" + outputPath + "'");
+  if (llvm::Error error = writeModel(model, outputPath))
+    return fail("cannot write '" + outputPath +
+                "': " + llvm::toString(std::move(error)));
   llvm::errs() << kPrefix << "wrote " << outputPath << ": " << replaced
                << " trained initializers from " << folder << ", "
                << model.graph().initializer_size() - replaced

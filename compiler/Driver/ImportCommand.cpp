@@ -12,6 +12,7 @@
 #include "compiler/Driver/Diagnostics.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/InitializerSelection.h"
+#include "compiler/Driver/OutputFile.h"
 #include "compiler/Import/ONNX/ONNXImporter.h"
 #include "dialects/HetGraph/HetGraph.h"
 #include "passes/Passes.h"
@@ -127,7 +128,7 @@ int runImport() {
   OpPrintingFlags flags;
   if (elideWeights)
     flags.elideLargeResourceString();
-  if (llvm::Error error = llvm::writeToOutput(
+  if (llvm::Error error = writeOutputFile(
           outputPath, [&](llvm::raw_ostream &os) -> llvm::Error {
             (*module)->print(os, flags);
             os << "\n";

@@ -13,6 +13,7 @@
 #include "compiler/Driver/Diagnostics.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Driver/InitializerSelection.h"
+#include "compiler/Driver/OutputFile.h"
 #include "compiler/Import/ONNX/ONNXImporter.h"
 #include "passes/Passes.h"
 
@@ -221,17 +222,16 @@ int runPlan() {
                                  ratio);
   }
 
-  auto writeFile = [](StringRef path, StringRef text) -> bool {
-    std::error_code error;
-    llvm::raw_fd_ostream file(path, error);
-    if (error)
-      return false;
-    file << text;
-    return !file.has_error();
+  auto writeFile = [](StringRef path, StringRef text) -> llvm::Error {
+    return writeOutputFile(path, [&](llvm::raw_ostream &os) {
+      os << text;
+      return llvm::Error::success();
+    });
   };
   if (!outputPath.empty()) {
-    if (!writeFile(outputPath, planner::printPlan(plan)))
-      return failure("cannot write '" + outputPath + "'");
+    if (llvm::Error error = writeFile(outputPath, planner::printPlan(plan)))
+      return failure("cannot write '" + outputPath +
+                     "': " + llvm::toString(std::move(error)));
     llvm::outs() << "\nwrote " << outputPath << "\n";
   }
   if (!tracePath.empty()) {
@@ -240,8 +240,10 @@ int runPlan() {
         planner::simulate(plan, schedule, cost, /*recordSpans=*/true);
     if (!traced)
       return failure(llvm::toString(traced.takeError()));
-    if (!writeFile(tracePath, planner::chromeTrace(plan, *traced)))
-      return failure("cannot write '" + tracePath + "'");
+    if (llvm::Error error =
+            writeFile(tracePath, planner::chromeTrace(plan, *traced)))
+      return failure("cannot write '" + tracePath +
+                     "': " + llvm::toString(std::move(error)));
     llvm::outs() << "wrote " << tracePath << "\n";
   }
   return kExitSuccess;
