@@ -6,7 +6,9 @@
 #include "runtime/exec/Attributes.h"
 #include "runtime/exec/ProgramCheck.h"
 
+#include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -50,72 +52,87 @@ int64_t bytesOf(const Program &program, int id) {
              : -1;
 }
 
-} // namespace
-
-Status validateCommunication(const std::vector<Program> &programs) {
-  int ranks = static_cast<int>(programs.size());
-  // Sends and recvs by (from, to); collectives by group.
+// Every rank's exchanges, in program order: sends and recvs by (from, to),
+// collectives by group and member.
+struct Exchanges {
   std::map<std::pair<int, int>, std::vector<Exchange>> sends, recvs;
   std::map<std::vector<int64_t>, std::map<int, std::vector<Exchange>>> groups;
+};
+
+Status collect(const std::vector<Program> &programs, Exchanges *exchanges) {
+  int ranks = static_cast<int>(programs.size());
   for (int rank = 0; rank < ranks; ++rank) {
     const Program &program = programs[rank];
     for (int i = 0; i < program.instructions_size(); ++i) {
       const Instruction &inst = program.instructions(i);
+      auto where = [&] {
+        return "rank " + std::to_string(rank) + " " + describeInstruction(i, inst);
+      };
       Exchange e;
       e.rank = rank;
       e.index = i;
       e.kind = inst.kernel();
       if (e.kind == "send" || e.kind == "recv") {
         int64_t peer = -1;
-        HETC_RETURN_IF_ERROR(intAttr(inst, "peer", &peer), "rank ", rank, " ",
-                             describeInstruction(i, inst));
-        HETC_RETURN_IF_ERROR(intAttr(inst, "tag", &e.tag), "rank ", rank,
-                             " ", describeInstruction(i, inst));
+        HETC_RETURN_IF_ERROR(intAttr(inst, "peer", &peer), where());
+        HETC_RETURN_IF_ERROR(intAttr(inst, "tag", &e.tag), where());
         if (peer < 0 || peer >= ranks || peer == rank)
-          return invalidArgument("rank ", rank, " ",
-                                 describeInstruction(i, inst), ": peer ",
-                                 peer, " is not another rank of the ", ranks);
+          return invalidArgument(where(), ": peer ", peer,
+                                 " is not another rank of the ", ranks);
         bool send = e.kind == "send";
-        e.bytes = send ? (inst.operands_size() ? bytesOf(program, inst.operands(0)) : -1)
-                       : (inst.results_size() ? bytesOf(program, inst.results(0)) : -1);
+        const auto &ids = send ? inst.operands() : inst.results();
+        e.bytes = ids.empty() ? -1 : bytesOf(program, ids[0]);
         int other = static_cast<int>(peer);
-        (send ? sends : recvs)[send ? std::make_pair(rank, other)
-                                    : std::make_pair(other, rank)]
-            .push_back(e);
+        if (send)
+          exchanges->sends[{rank, other}].push_back(e);
+        else
+          exchanges->recvs[{other, rank}].push_back(e);
       } else if (e.kind == "all_reduce" || e.kind == "reduce_scatter" ||
                  e.kind == "all_gather") {
         std::vector<int64_t> group;
-        HETC_RETURN_IF_ERROR(intsAttr(inst, "group", &group), "rank ", rank,
-                             " ", describeInstruction(i, inst));
+        HETC_RETURN_IF_ERROR(intsAttr(inst, "group", &group), where());
         if (e.kind != "all_reduce")
-          HETC_RETURN_IF_ERROR(intsAttr(inst, "counts", &e.counts), "rank ",
-                               rank, " ", describeInstruction(i, inst));
+          HETC_RETURN_IF_ERROR(intsAttr(inst, "counts", &e.counts), where());
         // all_gather's inputs differ per member (its counts say how);
         // the others reduce inputs of one size.
         if (e.kind != "all_gather" && inst.operands_size())
           e.bytes = bytesOf(program, inst.operands(0));
-        groups[group][rank].push_back(e);
+        exchanges->groups[group][rank].push_back(e);
       }
     }
   }
+  return okStatus();
+}
 
-  // Point to point: the n-th send from a to b is the n-th recv on b from a.
-  auto pairs = sends;
-  for (const auto &[key, list] : recvs)
-    pairs.try_emplace(key);
-  for (const auto &[pair, ignored] : pairs) {
-    const std::vector<Exchange> &out = sends[pair], &in = recvs[pair];
+// The n-th send from a to b is the n-th recv on b from a.
+Status checkPointToPoint(const Exchanges &exchanges,
+                         const std::vector<Program> &programs) {
+  std::set<std::pair<int, int>> pairs;
+  for (const auto *side : {&exchanges.sends, &exchanges.recvs})
+    for (const auto &entry : *side)
+      pairs.insert(entry.first);
+  static const std::vector<Exchange> kNone;
+  auto listOf = [](const auto &side, const std::pair<int, int> &pair)
+      -> const std::vector<Exchange> & {
+    auto found = side.find(pair);
+    return found == side.end() ? kNone : found->second;
+  };
+  for (const std::pair<int, int> &pair : pairs) {
+    const std::vector<Exchange> &out = listOf(exchanges.sends, pair);
+    const std::vector<Exchange> &in = listOf(exchanges.recvs, pair);
     for (size_t n = 0; n < std::max(out.size(), in.size()); ++n) {
       if (n >= in.size())
         return invalidArgument(describe(out[n], programs[out[n].rank]),
                                " has no matching recv on rank ", pair.second,
-                               " (it receives ", in.size(), " message(s) from rank ",
-                               pair.first, ", this is send ", n + 1, ")");
+                               " (it receives ", in.size(),
+                               " message(s) from rank ", pair.first,
+                               ", this is send ", n + 1, ")");
       if (n >= out.size())
         return invalidArgument(describe(in[n], programs[in[n].rank]),
                                " has no matching send on rank ", pair.first,
-                               " (it sends ", out.size(), " message(s) to rank ",
-                               pair.second, ", this is recv ", n + 1, ")");
+                               " (it sends ", out.size(),
+                               " message(s) to rank ", pair.second,
+                               ", this is recv ", n + 1, ")");
       if (out[n].key() != in[n].key())
         return invalidArgument(describe(out[n], programs[out[n].rank]),
                                " does not match ",
@@ -124,9 +141,14 @@ Status validateCommunication(const std::vector<Program> &programs) {
                                "and size");
     }
   }
+  return okStatus();
+}
 
-  // Collectives: every member of a group runs the same sequence.
-  for (const auto &[group, byRank] : groups) {
+// Every member of a group runs the group's collectives alike.
+Status checkCollectives(const Exchanges &exchanges,
+                        const std::vector<Program> &programs) {
+  int ranks = static_cast<int>(programs.size());
+  for (const auto &[group, byRank] : exchanges.groups) {
     for (int64_t member : group) {
       if (member < 0 || member >= ranks)
         return invalidArgument("a collective's group names rank ", member,
@@ -140,10 +162,7 @@ Status validateCommunication(const std::vector<Program> &programs) {
     int firstRank = byRank.begin()->first;
     const std::vector<Exchange> &reference = byRank.begin()->second;
     for (const auto &[rank, list] : byRank) {
-      bool member = false;
-      for (int64_t m : group)
-        member |= m == rank;
-      if (!member)
+      if (std::find(group.begin(), group.end(), rank) == group.end())
         return invalidArgument(describe(list.front(), programs[rank]),
                                ": the group does not include rank ", rank);
       size_t n = 0;
@@ -163,6 +182,15 @@ Status validateCommunication(const std::vector<Program> &programs) {
     }
   }
   return okStatus();
+}
+
+} // namespace
+
+Status validateCommunication(const std::vector<Program> &programs) {
+  Exchanges exchanges;
+  HETC_RETURN_IF_ERROR(collect(programs, &exchanges));
+  HETC_RETURN_IF_ERROR(checkPointToPoint(exchanges, programs));
+  return checkCollectives(exchanges, programs);
 }
 
 } // namespace hetc::runtime::exec
