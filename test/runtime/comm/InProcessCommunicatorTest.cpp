@@ -168,15 +168,15 @@ TEST(InProcessCommunicator, StalledPeerIsNamedByTheWatchdog) {
   EXPECT_LT(secondsSince(start), 3.0);
 }
 
-// A peer busy for five times the stall limit, but making progress, is
+// A peer busy for three times the stall limit, but making progress, is
 // waited for; so is one that is itself waiting (alive) on a busy rank.
 TEST(InProcessCommunicator, PeersMakingProgressAreWaitedFor) {
-  World world = makeWorld(3, 20s, 300ms);
+  World world = makeWorld(3, 20s, 600ms);
   std::vector<Status> statuses(3);
   runRanks(world, [&](Communicator &comm) {
     char byte = 1;
     if (comm.rank() == 0) {
-      for (int i = 0; i < 30; ++i) { // 1.5 s of work
+      for (int i = 0; i < 36; ++i) { // 1.8 s of work
         std::this_thread::sleep_for(50ms);
         comm.noteProgress();
       }
