@@ -67,7 +67,7 @@ runtime::Status ProgressReporter::report(const StepRecord &record) {
       std::fprintf(out, "lr %.4g, ", *lr);
     std::fprintf(out, "%.0f tokens/s, ", rate);
     if (utilization)
-      std::fprintf(out, "mfu %.1f%%, ", *utilization * 100);
+      std::fprintf(out, "mfu %.3g%%, ", *utilization * 100);
     std::fprintf(out,
                  "mem %.1f MiB, %.2f ms, elapsed %.2f s, eta %.0f s\n",
                  static_cast<double>(peakMemory) / (1 << 20),
