@@ -11,19 +11,23 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <fstream>
 
 namespace hetc::runtime::exec {
 namespace {
 
-/// Checks a package file before it is read: it resolves inside the package
-/// folder, is a regular file and, when the manifest lists it, has the size
-/// and digest the compiler recorded.
-class FileChecker {
+/// Reads package files: each must resolve inside the package folder and be
+/// a regular file and, when the manifest lists it, have the size and digest
+/// the compiler recorded. A file is read once; the checks run on its bytes.
+class FileReader {
 public:
-  FileChecker(const std::string &dir, const hetc::pkg::Manifest *manifest)
+  /// `manifest` lists the digests; null: no digests to check.
+  FileReader(const std::string &dir, const hetc::pkg::Manifest *manifest)
       : dir_(dir), manifest_(manifest) {}
 
-  Status check(const std::string &name, const std::string &what) const {
+  /// The checked bytes of `name` (`what` names it in errors).
+  Status read(const std::string &name, const std::string &what,
+              std::string *bytes) const {
     std::string path = dir_ + "/" + name;
     struct stat info;
     if (::stat(path.c_str(), &info) != 0) {
@@ -39,21 +43,21 @@ public:
     if (std::string(real).rfind(std::string(realDir) + "/", 0) != 0)
       return dataLoss(what, " '", path, "' resolves to '", real,
                       "', outside the package folder (a symbolic link)");
+    std::ifstream in(path, std::ios::binary);
+    bytes->assign(static_cast<size_t>(info.st_size), '\0');
+    if (!in || !in.read(bytes->data(), info.st_size))
+      return dataLoss("cannot read ", what, " '", path, "'");
     if (!manifest_)
       return okStatus();
     for (const hetc::pkg::FileDigest &listed : manifest_->files()) {
       if (listed.name() != name)
         continue;
-      int64_t bytes = 0;
-      uint64_t digest = 0;
-      std::string error;
-      if (listed.bytes() != info.st_size)
-        return dataLoss(what, " '", path, "' has ", info.st_size,
+      if (listed.bytes() != static_cast<int64_t>(bytes->size()))
+        return dataLoss(what, " '", path, "' has ", bytes->size(),
                         " bytes but the manifest says ", listed.bytes(),
                         ": the file changed after hetc compile wrote it");
-      if (!hetc::package::digestFile(path, &bytes, &digest, &error))
-        return dataLoss(error);
-      if (digest != listed.digest())
+      if (hetc::package::digestBytes(bytes->data(), bytes->size()) !=
+          listed.digest())
         return dataLoss(what, " '", path, "' does not match the digest the "
                         "manifest records: the file is damaged or changed "
                         "after hetc compile wrote it");
@@ -61,20 +65,22 @@ public:
     return okStatus();
   }
 
+  std::string path(const std::string &name) const { return dir_ + "/" + name; }
+
 private:
   std::string dir_;
   const hetc::pkg::Manifest *manifest_;
 };
 
-Status readTensors(const FileChecker &files, const std::string &dir,
-                   const std::string &name, const std::string &what,
+Status readTensors(const FileReader &files, const std::string &name,
+                   const std::string &what,
                    std::vector<hetc::package::NamedTensor> *tensors) {
-  HETC_RETURN_IF_ERROR(files.check(name, what));
-  std::string path = dir + "/" + name;
+  std::string bytes, error;
+  HETC_RETURN_IF_ERROR(files.read(name, what, &bytes));
   std::map<std::string, std::string> metadata;
-  std::string error;
-  if (!hetc::package::readSafetensorsFile(path, tensors, &metadata, &error))
-    return dataLoss(what, " '", path, "': ", error);
+  if (!hetc::package::decodeSafetensors(bytes, tensors, &metadata, &error))
+    return dataLoss(what, " '", files.path(name), "': ", files.path(name),
+                    ": ", error);
   return okStatus();
 }
 
@@ -93,11 +99,14 @@ Status loadPackage(const std::string &dir, LoadedPackage *package) {
                            "named like OUT.hetpkg)");
   package->dir = dir;
   std::string manifestPath = dir + "/" + hetc::package::kManifestFile;
-  HETC_RETURN_IF_ERROR(
-      FileChecker(dir, nullptr).check(hetc::package::kManifestFile, "manifest"));
+  // The manifest lists no digest of its own.
+  std::string bytes;
+  HETC_RETURN_IF_ERROR(FileReader(dir, nullptr)
+                           .read(hetc::package::kManifestFile, "manifest",
+                                 &bytes));
   std::string error;
-  if (!hetc::package::readManifest(dir, &package->manifest, &error)) {
-    // readManifest reports a parse failure or another format version.
+  if (!hetc::package::parseManifest(bytes, dir, &package->manifest, &error)) {
+    // parseManifest reports a parse failure or another format version.
     if (package->manifest.format_version() != hetc::package::kFormatVersion &&
         error.find("format version") != std::string::npos)
       return invalidArgument(error);
@@ -106,13 +115,14 @@ Status loadPackage(const std::string &dir, LoadedPackage *package) {
   HETC_RETURN_IF_ERROR(validateManifest(package->manifest),
                        "manifest '", manifestPath, "'");
 
-  FileChecker files(dir, &package->manifest);
+  FileReader files(dir, &package->manifest);
   package->programs.clear();
   package->programs.resize(package->manifest.ranks_size());
   for (int r = 0; r < package->manifest.ranks_size(); ++r) {
     const std::string &file = package->manifest.ranks(r).program_file();
-    HETC_RETURN_IF_ERROR(files.check(file, "program"));
-    if (!hetc::package::readProgram(dir, file, &package->programs[r], &error))
+    HETC_RETURN_IF_ERROR(files.read(file, "program", &bytes));
+    if (!hetc::package::parseProgram(bytes, files.path(file),
+                                     &package->programs[r], &error))
       return dataLoss(error);
   }
   HETC_RETURN_IF_ERROR(validateCommunication(package->programs), "package '",
@@ -122,11 +132,10 @@ Status loadPackage(const std::string &dir, LoadedPackage *package) {
                             ? hetc::package::kWeightsFile
                             : package->manifest.weights_file();
   HETC_RETURN_IF_ERROR(
-      readTensors(files, dir, weights, "weights file", &package->weights));
+      readTensors(files, weights, "weights file", &package->weights));
   package->constants.clear();
   if (!package->manifest.constants_file().empty())
-    HETC_RETURN_IF_ERROR(readTensors(files, dir,
-                                     package->manifest.constants_file(),
+    HETC_RETURN_IF_ERROR(readTensors(files, package->manifest.constants_file(),
                                      "constants file", &package->constants));
   return okStatus();
 }

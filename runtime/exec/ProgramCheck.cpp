@@ -2,7 +2,7 @@
 
 #include "runtime/exec/ProgramCheck.h"
 
-#include "runtime/package/FileDigest.h"
+#include "runtime/package/Package.h"
 #include "runtime/exec/CommKernels.h"
 
 #include <algorithm>

@@ -81,10 +81,4 @@ bool digestFile(const std::string &path, int64_t *bytes, uint64_t *digest,
   return true;
 }
 
-bool isPlainFileName(const std::string &name) {
-  return !name.empty() && name != "." && name != ".." &&
-         name.find('/') == std::string::npos &&
-         name.find('\0') == std::string::npos;
-}
-
 } // namespace hetc::package

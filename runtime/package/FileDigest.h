@@ -25,10 +25,6 @@ uint64_t digestBytes(const void *data, size_t size);
 bool digestFile(const std::string &path, int64_t *bytes, uint64_t *digest,
                 std::string *error);
 
-/// Whether `name` names a file in the package folder itself: not empty, no
-/// folder part, not "." or "..".
-bool isPlainFileName(const std::string &name);
-
 } // namespace hetc::package
 
 #endif // HETC_RUNTIME_PACKAGE_FILEDIGEST_H

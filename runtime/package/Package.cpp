@@ -9,6 +9,14 @@ namespace hetc::package {
 namespace {
 
 template <typename Message>
+bool notValid(const std::string &path, const Message &message,
+              std::string *error) {
+  *error = "'" + path + "' is not a valid " + message.GetTypeName() +
+           " message";
+  return false;
+}
+
+template <typename Message>
 bool readMessage(const std::string &path, Message *message,
                  std::string *error) {
   std::ifstream in(path, std::ios::binary);
@@ -16,12 +24,7 @@ bool readMessage(const std::string &path, Message *message,
     *error = "cannot open '" + path + "'";
     return false;
   }
-  if (!message->ParseFromIstream(&in)) {
-    *error = "'" + path + "' is not a valid " + message->GetTypeName() +
-             " message";
-    return false;
-  }
-  return true;
+  return message->ParseFromIstream(&in) || notValid(path, *message, error);
 }
 
 } // namespace
@@ -30,10 +33,10 @@ std::string programFileName(int rank) {
   return "rank" + std::to_string(rank) + ".pb";
 }
 
-bool readManifest(const std::string &dir, pkg::Manifest *manifest,
-                  std::string *error) {
-  if (!readMessage(dir + "/" + kManifestFile, manifest, error))
-    return false;
+namespace {
+// The parsed manifest of package `dir` has this build's format version.
+bool checkFormatVersion(const std::string &dir, const pkg::Manifest *manifest,
+                        std::string *error) {
   if (manifest->format_version() != kFormatVersion) {
     *error = "'" + dir + "' has package format version " +
              std::to_string(manifest->format_version()) +
@@ -42,10 +45,35 @@ bool readManifest(const std::string &dir, pkg::Manifest *manifest,
   }
   return true;
 }
+} // namespace
+
+bool readManifest(const std::string &dir, pkg::Manifest *manifest,
+                  std::string *error) {
+  return readMessage(dir + "/" + kManifestFile, manifest, error) &&
+         checkFormatVersion(dir, manifest, error);
+}
+
+bool parseManifest(const std::string &bytes, const std::string &dir,
+                   pkg::Manifest *manifest, std::string *error) {
+  if (!manifest->ParseFromString(bytes))
+    return notValid(dir + "/" + kManifestFile, *manifest, error);
+  return checkFormatVersion(dir, manifest, error);
+}
 
 bool readProgram(const std::string &dir, const std::string &file,
                  pkg::Program *program, std::string *error) {
   return readMessage(dir + "/" + file, program, error);
+}
+
+bool parseProgram(const std::string &bytes, const std::string &path,
+                  pkg::Program *program, std::string *error) {
+  return program->ParseFromString(bytes) || notValid(path, *program, error);
+}
+
+bool isPlainFileName(const std::string &name) {
+  return !name.empty() && name != "." && name != ".." &&
+         name.find('/') == std::string::npos &&
+         name.find('\0') == std::string::npos;
 }
 
 int64_t dtypeSize(pkg::DType dtype) {

@@ -28,9 +28,21 @@ std::string programFileName(int rank);
 bool readManifest(const std::string &dir, pkg::Manifest *manifest,
                   std::string *error);
 
+/// readManifest on the bytes of `<dir>/manifest.pb`.
+bool parseManifest(const std::string &bytes, const std::string &dir,
+                   pkg::Manifest *manifest, std::string *error);
+
 /// Reads `<dir>/<file>` as a Program.
 bool readProgram(const std::string &dir, const std::string &file,
                  pkg::Program *program, std::string *error);
+
+/// Parses the bytes of the program file `path` (for messages).
+bool parseProgram(const std::string &bytes, const std::string &path,
+                  pkg::Program *program, std::string *error);
+
+/// Whether `name` names a file in the package folder itself: not empty, no
+/// folder part, not "." or "..".
+bool isPlainFileName(const std::string &name);
 
 /// The bytes of one element of `dtype`; 0 for DTYPE_UNSPECIFIED.
 int64_t dtypeSize(pkg::DType dtype);
