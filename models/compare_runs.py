@@ -71,6 +71,9 @@ def load_metrics(path):
                     rec = json.loads(line)
                 except json.JSONDecodeError as e:
                     raise InputError(f"{path}:{lineno}: not JSON: {e}") from None
+                if isinstance(rec, dict) and "step" in rec and "loss" not in rec \
+                        and "val_loss" in rec:
+                    continue  # a validation before any step
                 if not isinstance(rec, dict) or "step" not in rec or "loss" not in rec:
                     raise InputError(f"{path}:{lineno}: a metrics record needs 'step' and 'loss'")
                 records.append((int(rec["step"]), float(rec["loss"]), rec.get("lr")))
@@ -93,8 +96,39 @@ def load_metrics_lrs(path):
         for line in f:
             if line.strip():
                 rec = json.loads(line)
-                records.append((int(rec["step"]), rec.get("lr")))
+                if "loss" in rec:
+                    records.append((int(rec["step"]), rec.get("lr")))
     return [lr for _, lr in sorted(records)]
+
+
+def load_metrics_val_losses(path):
+    """{step: val_loss} of the metrics records that have one."""
+    found = {}
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                rec = json.loads(line)
+                if "val_loss" in rec:
+                    found[int(rec["step"])] = rec["val_loss"]
+    return found
+
+
+def compare_val_losses(ref, cand, rtol, out):
+    """Per evaluated step: |cand - ref| / |ref| <= rtol; the same steps evaluated."""
+    ref = {int(k): v for k, v in ref.items()}
+    if sorted(ref) != sorted(cand):
+        return [f"validation: reference evaluated after steps {sorted(ref)}, "
+                f"candidate after {sorted(cand)}"]
+    fails, worst = [], 0.0
+    for step in sorted(ref):
+        r, c = ref[step], cand[step]
+        e = abs(c - r) / max(abs(r), 1e-300) if c is not None else float("inf")
+        worst = max(worst, e)
+        if not e <= rtol:
+            fails.append(f"val loss after step {step}: reference {r!r}, candidate {c!r}, "
+                         f"error {e:.3g} > {rtol:g}")
+    out.append(f"validation: {len(ref)} evaluations, worst error {worst:.3g} (rtol {rtol:g})")
+    return fails
 
 
 def compare_lrs(ref, cand, rtol, out):
@@ -269,6 +303,8 @@ def main(argv=None):
                          "(AdamW runs: needs the reference's optimizer state)")
     ap.add_argument("--lr-rtol", type=float,
                     help="also compare the reference's lrs.json with the metrics' per-step lr")
+    ap.add_argument("--val-rtol", type=float,
+                    help="also compare the reference's val_losses.json with the metrics' val_loss")
     ap.add_argument("--show", type=int, default=8, help="worst tensors to list when all pass")
     args = ap.parse_args(argv)
     for name in ("loss_rtol", "param_rtol", "param_atol", "state_atol"):
@@ -290,6 +326,16 @@ def main(argv=None):
                 raise InputError("--lr-rtol needs the candidate's --metrics")
             ref_lrs, _ = load_losses_json(os.path.join(args.reference, "lrs.json"))
             cand_lrs = load_metrics_lrs(args.metrics)
+        if args.val_rtol is not None:
+            if not args.metrics:
+                raise InputError("--val-rtol needs the candidate's --metrics")
+            path = os.path.join(args.reference, "val_losses.json")
+            try:
+                with open(path) as f:
+                    ref_val = json.load(f)
+            except (OSError, json.JSONDecodeError) as e:
+                raise InputError(f"cannot read validation losses from {path}: {e}") from None
+            cand_val = load_metrics_val_losses(args.metrics)
         ref_params = load_tensors(os.path.join(args.reference, "params.safetensors"))
         cand_params = load_tensors(os.path.join(args.candidate, "params.safetensors"))
         compare_state = args.state_rtol is not None and \
@@ -313,6 +359,8 @@ def main(argv=None):
     fails += compare_losses(ref_losses, cand_losses, args.loss_rtol, out)
     if args.lr_rtol is not None:
         fails += compare_lrs(ref_lrs, cand_lrs, args.lr_rtol, out)
+    if args.val_rtol is not None:
+        fails += compare_val_losses(ref_val, cand_val, args.val_rtol, out)
     fails += compare_tensor_sets("params", ref_params, cand_params, args.param_rtol,
                                  args.param_atol, args.show, out, masks=masks)
     if compare_state:

@@ -247,7 +247,23 @@ def train(args):
 
     scheduler = torch.optim.lr_scheduler.LambdaLR(opt, lambda it: get_lr(it, args) / args.lr)
 
+    val_tokens = load_tokens(args.val_data, args.data_dtype) if args.val_data else None
+
+    def validate():
+        """Mean loss of --eval-batches batches of --val-data, batch m as step m."""
+        with torch.no_grad():
+            total = 0.0
+            for m in range(args.eval_batches):
+                x, y = get_batch(val_tokens, m, args.global_batch, args.seq)
+                logits = model(torch.from_numpy(x))
+                total += float(F.cross_entropy(logits.view(-1, vocab),
+                                               torch.from_numpy(y).view(-1)).double())
+            return total / args.eval_batches
+
     losses = []
+    val_losses = {}  # steps run -> mean validation loss, as hetrun evaluates
+    if val_tokens is not None and args.eval_every:
+        val_losses[0] = validate()
     lrs = []
     step_ms = []
     t0 = time.perf_counter()
@@ -269,6 +285,9 @@ def train(args):
             raise SystemExit(f"step {step}: loss is {value}")
         losses.append(value)
         step_ms.append((time.perf_counter() - t_step) * 1e3)
+        if val_tokens is not None and ((args.eval_every and (step + 1) % args.eval_every == 0)
+                                       or step + 1 == args.steps):
+            val_losses[step + 1] = validate()
     seconds = time.perf_counter() - t0
     if args.step_times:
         with open(args.step_times, "w") as f:
@@ -276,7 +295,10 @@ def train(args):
             f.write("\n")
 
     os.makedirs(args.out, exist_ok=True)
-    for name, values in (("losses.json", losses), ("lrs.json", lrs)):
+    outputs = [("losses.json", losses), ("lrs.json", lrs)]
+    if val_tokens is not None:
+        outputs.append(("val_losses.json", val_losses))
+    for name, values in outputs:
         with open(os.path.join(args.out, name), "w") as f:
             json.dump(values, f)
             f.write("\n")
@@ -327,6 +349,13 @@ def main(argv=None):
     ap.add_argument("--warmup-steps", type=int, default=0, metavar="W")
     ap.add_argument("--decay-steps", type=int, default=0, metavar="D")
     ap.add_argument("--min-lr", type=float, default=0.0)
+    ap.add_argument("--val-data", help="validation tokens: write val_losses.json ({step: mean loss}), "
+                    "as hetrun --val-data computes it")
+    ap.add_argument("--eval-every", type=int, default=0, metavar="N",
+                    help="with --val-data: every N steps and before the first "
+                    "(default: after the last only)")
+    ap.add_argument("--eval-batches", type=int, default=10, metavar="M",
+                    help="with --val-data: batches per evaluation (default 10)")
     ap.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
     ap.add_argument("--dtype", choices=["float32", "float64"], default="float32",
                     help="compute precision (float64 to calibrate tolerances; files stay F32)")

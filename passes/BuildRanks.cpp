@@ -280,7 +280,20 @@ LogicalResult RankBuilder::sendRows(const ScheduledOp &op) {
   return success();
 }
 
-LogicalResult RankBuilder::build() {
+bool RankBuilder::isForwardOp(const ScheduledOp &op) {
+  switch (op.kind) {
+  case ScheduledOp::Kind::Forward:
+    return true;
+  case ScheduledOp::Kind::Backward:
+    return false;
+  case ScheduledOp::Kind::Recv:
+  case ScheduledOp::Kind::Send:
+    return !op.gradient;
+  }
+  return false;
+}
+
+LogicalResult RankBuilder::build(bool evaluation) {
   const planner::Replica &mine = replica();
   auto it = stages.find({schedule.stage, mine.microBatch});
   if (it == stages.end())
@@ -293,9 +306,12 @@ LogicalResult RankBuilder::build() {
 
   MLIRContext *context = module.getContext();
   builder.setInsertionPointToEnd(module.getBody());
-  rankFunc = func::FuncOp::create(builder, loc,
-                                  ("rank" + Twine(schedule.rank)).str(),
-                                  FunctionType::get(context, {}, {}));
+  rankFunc = func::FuncOp::create(
+      builder, loc,
+      ("rank" + Twine(schedule.rank) + (evaluation ? "_eval" : "")).str(),
+      FunctionType::get(context, {}, {}));
+  if (evaluation)
+    rankFunc->setAttr(hetd::kEvalAttr, builder.getUnitAttr());
   rankFunc->setAttr(hetd::kRankAttr, builder.getI64IntegerAttr(schedule.rank));
   rankFunc->setAttr(hetd::kStageAttr, builder.getI64IntegerAttr(schedule.stage));
   rankFunc->setAttr(hetd::kReplicaAttr,
@@ -314,6 +330,8 @@ LogicalResult RankBuilder::build() {
 
   microBatches.resize(schedule.microBatches.size());
   for (const ScheduledOp &op : schedule.ops) {
+    if (evaluation && !isForwardOp(op))
+      continue;
     LogicalResult result = success();
     switch (op.kind) {
     case ScheduledOp::Kind::Recv:
@@ -330,12 +348,14 @@ LogicalResult RankBuilder::build() {
     if (failed(result))
       return failure();
   }
-  if (llvm::none_of(microBatches,
-                    [](const MicroBatchState &m) { return m.backward; }))
-    return rankFunc.emitError("rank ")
-           << schedule.rank << " ran no backward, so it has no gradients";
-  if (failed(update()))
-    return failure();
+  if (!evaluation) {
+    if (llvm::none_of(microBatches,
+                      [](const MicroBatchState &m) { return m.backward; }))
+      return rankFunc.emitError("rank ")
+             << schedule.rank << " ran no backward, so it has no gradients";
+    if (failed(update()))
+      return failure();
+  }
 
   SmallVector<Value> results;
   if (loss)
@@ -492,9 +512,13 @@ struct HetdBuildRanksPass
           << llvm::toString(std::move(error));
       return signalPassFailure();
     }
+    auto buildRank = [&](const planner::RankSchedule &rank, bool eval) {
+      return RankBuilder(module, *plan, rank, *settings, stages, tiedGroups)
+          .build(eval);
+    };
     for (const planner::RankSchedule &rank : schedule)
-      if (failed(RankBuilder(module, *plan, rank, *settings, stages, tiedGroups)
-                     .build()))
+      if (failed(buildRank(rank, false)) ||
+          (evaluation && failed(buildRank(rank, true))))
         return signalPassFailure();
   }
 };

@@ -26,7 +26,9 @@ void buildCompilePipeline(OpPassManager &pm,
     if (options.emit == "hetg")
       return;
     // The plan, checked against the model, is now the module's hetd.plan.
-    pm.addPass(createHetdBuildRanks(options.update<HetdBuildRanksOptions>()));
+    HetdBuildRanksOptions ranks = options.update<HetdBuildRanksOptions>();
+    ranks.evaluation = options.evaluation;
+    pm.addPass(createHetdBuildRanks(ranks));
     pm.addPass(createInlinerPass());
     pm.addPass(createSymbolDCEPass());
     pm.addPass(createCanonicalizerPass());
@@ -56,6 +58,8 @@ void buildCompilePipeline(OpPassManager &pm,
     pm.addPass(createHetgOptimizer(options.update()));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    if (options.evaluation)
+      pm.addPass(createHetgEvalStep());
     // One device has no rank functions: hetd is the train step too.
     if (options.emit != "hetx")
       return;

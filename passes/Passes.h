@@ -151,6 +151,12 @@ struct CompilePipelineOptions
       llvm::cl::desc("The forward pass with the loss, returning the logits "
                      "too; no gradients or update"),
       llvm::cl::init(false)};
+  Option<bool> evaluation{
+      *this, "eval",
+      llvm::cl::desc("Add each rank's forward-only evaluation program "
+                     "(hetg-eval-step, hetd-build-ranks' eval), for "
+                     "validation"),
+      llvm::cl::init(true)};
   Option<std::string> plan{
       *this, "plan", llvm::cl::desc("Distribute over this plan JSON file")};
   Option<bool> modulePlan{

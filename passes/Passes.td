@@ -290,6 +290,24 @@ def HetgOptimizer : Pass<"hetg-optimizer", "mlir::ModuleOp"> {
                            "::mlir::ml_program::MLProgramDialect"];
 }
 
+def HetgEvalStep : Pass<"hetg-eval-step", "mlir::ModuleOp"> {
+  let summary = "Add the forward-only copy of a train step, for validation";
+  let description = [{
+    Takes a module with one train step (the function that stores globals,
+    its loss as the first result: after `hetg-optimizer`) and adds
+    `@<step>_eval`, marked `hetd.eval`, right after it: the step without
+    its `ml_program.global_store`s, returning only the loss, with every op
+    that no longer reaches the loss erased (the backward pass, clipping,
+    the optimizer, loss-scale bookkeeping) and the step-index argument
+    dropped when only the learning rate read it. On the same weights and
+    batch it computes the loss the train step reports, through the same
+    ops. `hetx-lower-to-program` lowers it to `@rank0_eval`, in the arena
+    of the step's program. Distributed steps get theirs from
+    `hetd-build-ranks` (its `eval` option).
+  }];
+  let dependentDialects = ["::hetc::hetd::HetDistDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Profiling
 //===----------------------------------------------------------------------===//
@@ -501,12 +519,22 @@ def HetdBuildRanks : Pass<"hetd-build-ranks", "mlir::ModuleOp"> {
     - the sum of the rank's micro-batch losses, returned as `loss`, on the
       last stage's ranks.
 
+    With `eval`, each rank also gets `@rank<N>_eval` (marked `hetd.eval`
+    besides the rank attributes): the schedule's forward ops alone (the
+    receives and sends of activations, the forward calls, the gathers of
+    sharded parameters), no gradients and no update, returning the loss
+    on the last stage's ranks. It computes the validation loss of a batch
+    with the plan's layout; `hetx-lower-to-program` places it in the arena
+    of `@rank<N>`.
+
     Stage functions become private, so `inline` and `symbol-dce` leave only
     the rank functions. Optimizer options are those of `hetg-optimizer`.
   }];
   let options = !listconcat([
     Option<"planFile", "plan", "std::string", /*default=*/"",
-           "Plan JSON file (default: the module's hetd.plan attribute)">
+           "Plan JSON file (default: the module's hetd.plan attribute)">,
+    Option<"evaluation", "eval", "bool", /*default=*/"false",
+           "Also write each rank's forward-only copy @rank<N>_eval">
   ], UpdateOptions);
   let dependentDialects = ["::hetc::hetd::HetDistDialect",
                            "::hetc::hetg::HetGraphDialect",
@@ -523,6 +551,14 @@ def HetxLowerToProgram : Pass<"hetx-lower-to-program", "mlir::ModuleOp"> {
     `hetd.stage`, `hetd.replica`, `hetd.device` and `hetd.samples`; every
     other function is an error (run the inliner and `symbol-dce` first).
     Otherwise the module holds one function, which becomes `@rank0`.
+    A function marked `hetd.eval` (from `hetg-eval-step` or
+    `hetd-build-ranks`'s `eval`) is the evaluation copy of the function of
+    its rank (`hetd.rank`; the single function without ranks) and becomes
+    `hetx.program @rank<N>_eval` (attribute `eval`) right after that
+    function's program, laid out in its arena: the globals it references
+    at the training program's offsets (a constant of its own past that
+    arena), its inputs and activations after the training program's
+    parameters, state and constants.
 
     - every `hetg` op becomes a `hetx.launch` whose kernel is the op name
       without `hetg.` and whose params are the op's inherent attributes;

@@ -74,7 +74,9 @@ public:
               const llvm::DenseMap<mlir::Operation *,
                                    llvm::SmallVector<int64_t>> &tiedGroups);
 
-  mlir::LogicalResult build();
+  /// `@rank<N>`, the training step; with `evaluation`, `@rank<N>_eval`:
+  /// the schedule's forward ops only, returning the loss.
+  mlir::LogicalResult build(bool evaluation = false);
 
 private:
   const planner::Stage &stage() const { return plan.stages[schedule.stage]; }
@@ -94,6 +96,8 @@ private:
   joinPieces(llvm::SmallVector<std::pair<int64_t, mlir::Value>> &pieces,
              int64_t microBatch, bool gradient);
   mlir::LogicalResult receive(const planner::ScheduledOp &op);
+  /// Whether an evaluation runs `op`: not the backward or its messages.
+  static bool isForwardOp(const planner::ScheduledOp &op);
   mlir::LogicalResult compute(const planner::ScheduledOp &op);
   mlir::LogicalResult sendRows(const planner::ScheduledOp &op);
   mlir::Value resultWithRole(mlir::func::CallOp call, llvm::StringRef role);

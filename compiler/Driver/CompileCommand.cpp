@@ -517,6 +517,8 @@ int runCompile() {
   if (plan)
     settings.planJson = planner::printPlan(*plan);
   for (auto program : module.getOps<hetx::ProgramOp>()) {
+    if (program.getEval())
+      continue;
     auto device = program->getAttrOfType<StringAttr>("device");
     int rank = program.getRankAttr().getInt();
     settings.deviceMemoryBytes[rank] =
@@ -532,7 +534,8 @@ int runCompile() {
   if (failed(package::writePackage(module, settings, outputPath)))
     return kExitFailure;
   for (auto program : module.getOps<hetx::ProgramOp>())
-    progress("rank " + Twine(program.getRankAttr().getInt()) + ": " +
+    progress("rank " + Twine(program.getRankAttr().getInt()) +
+             (program.getEval() ? " (evaluation)" : "") + ": " +
              Twine(llvm::range_size(program.getLaunches())) + " launches, " +
              Twine(llvm::range_size(program.getBuffers())) +
              " buffers, arena " + Twine(program.getArenaBytesAttr().getInt()) +

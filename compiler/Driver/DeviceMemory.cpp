@@ -81,7 +81,7 @@ LogicalResult checkDeviceMemory(ModuleOp module,
         << program.getRankAttr().getInt() << " (stage "
         << program.getStage() << ", replica " << program.getReplica()
         << ", device '" << (device ? device.getValue() : "") << "') needs "
-        << formatBytes(needed) << " but the device has "
+        << formatBytes(needed) << (program.getEval() ? " to evaluate" : "") << " but the device has "
         << formatBytes(available) << ": " << formatBytes(needed - available)
         << " missing";
     fits = false;

@@ -220,6 +220,16 @@ int runInspect() {
     llvm::outs() << "  peak arena: " << program.arena_bytes() << " bytes\n";
     printPlacement(rank, program);
     printCommunication(program);
+    if (rank.eval_program_file().empty())
+      continue;
+    pkg::Program eval;
+    if (!package::readProgram(packagePath, rank.eval_program_file(), &eval,
+                              &error))
+      return fail(error);
+    llvm::outs() << "  evaluation: " << rank.eval_program_file() << ", "
+                 << eval.instructions_size() << " launches, "
+                 << eval.buffers_size() << " buffers, arena "
+                 << eval.arena_bytes() << " bytes (shared with the step)\n";
   }
   return kExitSuccess;
 }

@@ -279,13 +279,15 @@ LogicalResult writeMessage(ModuleOp module, const Message &message,
 
 LogicalResult writeInto(ModuleOp module, const ManifestSettings &settings,
                         StringRef dir) {
-  SmallVector<hetx::ProgramOp> programs =
-      llvm::to_vector(module.getOps<hetx::ProgramOp>());
+  SmallVector<hetx::ProgramOp> programs, evals;
+  for (auto program : module.getOps<hetx::ProgramOp>())
+    (program.getEval() ? evals : programs).push_back(program);
   if (programs.empty())
     return module.emitError("the module has no hetx.program to package");
-  llvm::sort(programs, [](hetx::ProgramOp a, hetx::ProgramOp b) {
+  auto byRank = [](hetx::ProgramOp a, hetx::ProgramOp b) {
     return a.getRankAttr().getInt() < b.getRankAttr().getInt();
-  });
+  };
+  llvm::sort(programs, byRank);
 
   pkg::Manifest manifest;
   manifest.set_format_version(kFormatVersion);
@@ -322,18 +324,25 @@ LogicalResult writeInto(ModuleOp module, const ManifestSettings &settings,
   optimizer->set_min_lr(settings.optimizer.minLr);
 
   Tensors weights, constants;
+  // Converts `program` and writes it to `file` of the package.
+  auto write = [&](hetx::ProgramOp program,
+                   const std::string &file) -> FailureOr<pkg::Program> {
+    FailureOr<pkg::Program> converted =
+        convertProgram(program, settings.writeWeights ? &weights : nullptr,
+                       constants);
+    if (failed(converted) ||
+        failed(writeMessage(module, *converted, (dir + "/" + file).str())))
+      return failure();
+    return converted;
+  };
   for (auto [index, program] : llvm::enumerate(programs)) {
     if (program.getRankAttr().getInt() != static_cast<int64_t>(index))
       return program.emitOpError("has rank ")
              << program.getRankAttr().getInt() << "; the ranks of a package "
              << "are 0.." << programs.size() - 1 << ", one program each";
-    FailureOr<pkg::Program> converted =
-        convertProgram(program, settings.writeWeights ? &weights : nullptr,
-                       constants);
-    if (failed(converted))
-      return failure();
     std::string file = programFileName(static_cast<int>(index));
-    if (failed(writeMessage(module, *converted, (dir + "/" + file).str())))
+    FailureOr<pkg::Program> converted = write(program, file);
+    if (failed(converted))
       return failure();
     pkg::RankInfo *rank = manifest.add_ranks();
     rank->set_rank(static_cast<int32_t>(index));
@@ -351,6 +360,16 @@ LogicalResult writeInto(ModuleOp module, const ManifestSettings &settings,
     if (peak != settings.devicePeakTflops.end())
       rank->set_device_peak_tflops(peak->second);
   }
+  for (hetx::ProgramOp eval : evals) {
+    int64_t index = eval.getRankAttr().getInt();
+    if (index >= manifest.ranks_size())
+      return eval.emitOpError("evaluates rank ")
+             << index << ", which the package does not have";
+    std::string file = evalProgramFileName(static_cast<int>(index));
+    if (failed(write(eval, file)))
+      return failure();
+    manifest.mutable_ranks(static_cast<int>(index))->set_eval_program_file(file);
+  }
 
   std::string error;
   std::map<std::string, std::string> metadata = {{"format", "hetc"}};
@@ -365,8 +384,11 @@ LogicalResult writeInto(ModuleOp module, const ManifestSettings &settings,
 
   // The digests of what was written, read back from the files.
   std::vector<std::string> written;
-  for (const pkg::RankInfo &rank : manifest.ranks())
+  for (const pkg::RankInfo &rank : manifest.ranks()) {
     written.push_back(rank.program_file());
+    if (!rank.eval_program_file().empty())
+      written.push_back(rank.eval_program_file());
+  }
   if (settings.writeWeights)
     written.push_back(kWeightsFile);
   written.push_back(kConstantsFile);

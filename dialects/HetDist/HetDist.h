@@ -48,6 +48,10 @@ constexpr llvm::StringLiteral kFirstSampleAttr = "hetd.first_sample";
 /// On globals holding a 1-D piece `NAME[begin:end]` of a sharded tensor:
 /// NAME's shape (the package records it so checkpoints can rejoin NAME).
 constexpr llvm::StringLiteral kWholeShapeAttr = "hetd.whole_shape";
+/// On rank functions and train steps: a forward-only copy that computes
+/// the loss and changes nothing, for validation; its program runs in the
+/// arena of the training program of the same rank.
+constexpr llvm::StringLiteral kEvalAttr = "hetd.eval";
 /// On modules: the plan, as JSON.
 constexpr llvm::StringLiteral kPlanAttr = "hetd.plan";
 

@@ -31,6 +31,15 @@ def HetX_ProgramOp : HetX_Op<"program", [
     FLOPs of one step of the rank's model ops (hetg's cost conventions,
     recomputation left out), for MFU.
 
+    An `eval` program (`@rank<N>_eval`) is the forward-only copy of rank
+    N's step, which computes the loss of a validation batch between two
+    training steps. It runs in the same arena: its parameters and constants
+    are the training program's buffers, at their offsets; its inputs and
+    activations lie outside the training program's parameters, optimizer
+    state and constants (in its activation space, which holds nothing
+    between steps); a constant only it reads lies past the training
+    program's arena. Its `arena_bytes` is the end of its last buffer.
+
     ```mlir
     hetx.program @rank1 attributes {arena_bytes = 320 : i64,
         device = "a100", first_sample = 2 : i64, num_samples = 2 : i64,
@@ -54,7 +63,8 @@ def HetX_ProgramOp : HetX_Op<"program", [
                        DefaultValuedAttr<I32Attr, "0">:$stage,
                        DefaultValuedAttr<I32Attr, "0">:$replica,
                        OptionalAttr<StrAttr>:$device,
-                       DefaultValuedAttr<I64Attr, "0">:$model_flops);
+                       DefaultValuedAttr<I64Attr, "0">:$model_flops,
+                       UnitAttr:$eval);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;

@@ -3,6 +3,7 @@
 #include "runtime/exec/Executor.h"
 
 #include "runtime/exec/CheckpointTensors.h"
+#include "runtime/exec/EvalProgramCheck.h"
 #include "runtime/exec/ProgramCheck.h"
 
 #include <algorithm>
@@ -122,10 +123,11 @@ Status RankExecutor::create(const LoadedPackage &package, int rank,
       rank >= package.manifest.ranks_size())
     return outOfRange("rank ", rank, " is not a rank of the package (",
                       package.programs.size(), " programs)");
-  std::string file = package.manifest.ranks(rank).program_file();
+  const hetc::pkg::RankInfo &info = package.manifest.ranks(rank);
   const hetc::pkg::Program &program = package.programs[rank];
   HETC_RETURN_IF_ERROR(
-      validateProgram(package.manifest, rank, program, registry), file);
+      validateProgram(package.manifest, rank, program, registry),
+      info.program_file());
   int numRanks = package.manifest.ranks_size();
   if (communicator &&
       (communicator->rank() != rank || communicator->worldSize() != numRanks))
@@ -135,16 +137,36 @@ Status RankExecutor::create(const LoadedPackage &package, int rank,
                            communicator->worldSize());
   std::unique_ptr<RankExecutor> result(new RankExecutor());
   result->package_ = &package;
-  result->program_ = &program;
   result->rank_ = rank;
   result->device_ = std::move(device);
   result->communicator_ = communicator;
-  result->commLaunches_.resize(program.instructions_size());
+  HETC_RETURN_IF_ERROR(
+      result->resolve(program, info.program_file(), &result->train_));
+  if (!package.evalPrograms.empty()) {
+    const hetc::pkg::Program &eval = package.evalPrograms[rank];
+    HETC_RETURN_IF_ERROR(
+        validateEvalProgram(package.manifest, rank, program, eval, registry),
+        info.eval_program_file());
+    result->eval_.firstSpan = static_cast<int>(result->train_.spans.size());
+    HETC_RETURN_IF_ERROR(
+        result->resolve(eval, info.eval_program_file(), &result->eval_));
+  }
+  HETC_RETURN_IF_ERROR(result->initialize(), "rank ", rank);
+  *executor = std::move(result);
+  return okStatus();
+}
+
+Status RankExecutor::resolve(const hetc::pkg::Program &program,
+                             const std::string &file, RankProgram *into) {
+  const KernelRegistry &registry = device_->registry();
+  int numRanks = package_->manifest.ranks_size();
+  into->program = &program;
+  into->commLaunches.resize(program.instructions_size());
+  std::vector<Span> &spans = into->spans;
   for (int i = 0; i < program.instructions_size(); ++i) {
     const hetc::pkg::Instruction &inst = program.instructions(i);
     const KernelInfo *kernel = registry.find(inst.kernel());
-    result->kernels_.push_back(kernel);
-    std::vector<Span> &spans = result->spans_;
+    into->kernels.push_back(kernel);
     bool crossesRanks = kernel->comm != CommKind::kNone;
     if (crossesRanks || spans.empty() || spans.back().crossesRanks)
       spans.push_back({i, i + 1, crossesRanks});
@@ -152,25 +174,27 @@ Status RankExecutor::create(const LoadedPackage &package, int rank,
       spans.back().end = i + 1;
     if (!crossesRanks)
       continue;
-    if (!communicator)
-      return failedPrecondition("rank ", rank, ": ", file, ": ",
+    if (!communicator_)
+      return failedPrecondition("rank ", rank_, ": ", file, ": ",
                                 describeInstruction(i, inst),
                                 " crosses ranks, but the rank has no "
                                 "communicator");
-    HETC_RETURN_IF_ERROR(resolveCommLaunch(program, rank, numRanks, inst,
+    HETC_RETURN_IF_ERROR(resolveCommLaunch(program, rank_, numRanks, inst,
                                            kernel->comm,
-                                           &result->commLaunches_[i]),
+                                           &into->commLaunches[i]),
                          file, ": ", describeInstruction(i, inst));
   }
-  HETC_RETURN_IF_ERROR(result->initialize(), "rank ", rank);
-  *executor = std::move(result);
   return okStatus();
 }
 
 Status RankExecutor::initialize() {
   HETC_RETURN_IF_ERROR(device_->bind());
-  HETC_RETURN_IF_ERROR(arena_.allocate(*device_, program_->arena_bytes()));
-  HETC_RETURN_IF_ERROR(buffers_.build(*program_, arena_));
+  int64_t arenaBytes = train_.program->arena_bytes();
+  if (hasEvaluation())
+    arenaBytes = std::max(arenaBytes, eval_.program->arena_bytes());
+  HETC_RETURN_IF_ERROR(arena_.allocate(*device_, arenaBytes));
+  const hetc::pkg::Program &program = *train_.program;
+  HETC_RETURN_IF_ERROR(bindBuffers(train_));
   auto weights = byName(package_->weights);
   auto constants = byName(package_->constants);
   std::string weightsFile = package_->manifest.weights_file().empty()
@@ -179,43 +203,66 @@ Status RankExecutor::initialize() {
   std::string constantsFile = package_->manifest.constants_file().empty()
                                   ? "the package (no constants file)"
                                   : package_->manifest.constants_file();
-  HETC_RETURN_IF_ERROR(buffersNamedIn(*program_, hetc::pkg::PARAMETER, weights,
+  HETC_RETURN_IF_ERROR(buffersNamedIn(program, hetc::pkg::PARAMETER, weights,
                                       weightsFile.c_str(), &parameterBuffers_));
   for (int id : parameterBuffers_) {
-    const Buffer &buffer = program_->buffers(id);
-    HETC_RETURN_IF_ERROR(loadNamed(*device_, buffer, buffers_.view(id),
+    const Buffer &buffer = program.buffers(id);
+    HETC_RETURN_IF_ERROR(loadNamed(*device_, buffer, train_.buffers.view(id),
                                    *weights.at(buffer.name()),
                                    weightsFile.c_str()));
   }
-  HETC_RETURN_IF_ERROR(buffersNamedIn(*program_, hetc::pkg::CONSTANT, constants,
+  HETC_RETURN_IF_ERROR(buffersNamedIn(program, hetc::pkg::CONSTANT, constants,
                                       constantsFile.c_str(),
                                       &constantBuffers_));
   for (int id : constantBuffers_) {
-    const Buffer &buffer = program_->buffers(id);
-    HETC_RETURN_IF_ERROR(loadNamed(*device_, buffer, buffers_.view(id),
+    const Buffer &buffer = program.buffers(id);
+    HETC_RETURN_IF_ERROR(loadNamed(*device_, buffer, train_.buffers.view(id),
                                    *constants.at(buffer.name()),
                                    constantsFile.c_str()));
   }
-  stateBuffers_ = stateBuffers(*program_);
+  // The arena starts zeroed, which is the optimizer state's initial value.
+  stateBuffers_ = stateBuffers(program);
+  if (!hasEvaluation())
+    return okStatus();
+  // The evaluation reads the training program's parameters and constants
+  // in place (validateEvalProgram); only its own constants, past the
+  // training program's arena, are loaded here.
+  HETC_RETURN_IF_ERROR(bindBuffers(eval_));
+  std::vector<int> evalConstants;
+  HETC_RETURN_IF_ERROR(buffersNamedIn(*eval_.program, hetc::pkg::CONSTANT,
+                                      constants, constantsFile.c_str(),
+                                      &evalConstants));
+  for (int id : evalConstants) {
+    const Buffer &buffer = eval_.program->buffers(id);
+    if (buffer.offset() >= program.arena_bytes())
+      HETC_RETURN_IF_ERROR(loadNamed(*device_, buffer, eval_.buffers.view(id),
+                                     *constants.at(buffer.name()),
+                                     constantsFile.c_str()));
+  }
+  return okStatus();
+}
+
+Status RankExecutor::bindBuffers(RankProgram &loaded) {
+  const hetc::pkg::Program &program = *loaded.program;
+  HETC_RETURN_IF_ERROR(loaded.buffers.build(program, arena_));
   int64_t maxRows = 0;
-  for (const Buffer &buffer : program_->buffers()) {
-    // The arena starts zeroed, which is the optimizer state's initial value.
+  for (const Buffer &buffer : program.buffers()) {
     if (buffer.alias_of() >= 0 || buffer.kind() != hetc::pkg::INPUT)
       continue;
     if (buffer.role() == hetc::pkg::FEED) {
-      feedBuffers_.push_back(buffer.id());
+      loaded.feedBuffers.push_back(buffer.id());
       continue;
     }
     if (buffer.role() == hetc::pkg::STEP) {
-      stepInputs_.push_back(buffer.id());
+      loaded.stepInputs.push_back(buffer.id());
       continue;
     }
-    tokenInputs_.push_back(buffer.id());
+    loaded.tokenInputs.push_back(buffer.id());
     maxRows = std::max(maxRows, buffer.shape(0));
   }
-  int64_t count = maxRows * package_->manifest.seq_len();
-  tokens_.assign(static_cast<size_t>(count), 0);
-  labels_.assign(static_cast<size_t>(count), 0);
+  auto count = static_cast<size_t>(maxRows * package_->manifest.seq_len());
+  tokens_.resize(std::max(tokens_.size(), count), 0);
+  labels_.resize(std::max(labels_.size(), count), 0);
   return okStatus();
 }
 
@@ -237,21 +284,28 @@ void encodeTokens(const int64_t *values, int64_t count, DType dtype,
 } // namespace
 
 Status RankExecutor::fillInputs(int64_t step, const TokenLoader &data) {
-  if (!feedBuffers_.empty())
+  return fillInputs(train_, step, data);
+}
+
+Status RankExecutor::fillInputs(RankProgram &loaded, int64_t step,
+                                const TokenLoader &data) {
+  if (!loaded.feedBuffers.empty())
     return failedPrecondition(
         "the program reads FEED input '",
-        program_->buffers(feedBuffers_[0]).name(),
+        loaded.program->buffers(loaded.feedBuffers[0]).name(),
         "'; the data loader fills only TOKENS and LABELS (write FEED inputs "
         "and call runInstructions)");
-  for (int id : tokenInputs_)
-    HETC_RETURN_IF_ERROR(fillTokenInput(step, data, program_->buffers(id)));
-  for (int id : stepInputs_)
-    HETC_RETURN_IF_ERROR(device_->copyToDevice(buffers_.view(id).data, &step,
-                                               sizeof(step)));
+  for (int id : loaded.tokenInputs)
+    HETC_RETURN_IF_ERROR(
+        fillTokenInput(loaded, step, data, loaded.program->buffers(id)));
+  for (int id : loaded.stepInputs)
+    HETC_RETURN_IF_ERROR(device_->copyToDevice(loaded.buffers.view(id).data,
+                                               &step, sizeof(step)));
   return okStatus();
 }
 
-Status RankExecutor::fillTokenInput(int64_t step, const TokenLoader &data,
+Status RankExecutor::fillTokenInput(RankProgram &loaded, int64_t step,
+                                    const TokenLoader &data,
                                     const Buffer &buffer) {
   const hetc::pkg::Manifest &manifest = package_->manifest;
   int64_t seqLen = manifest.seq_len(), vocab = manifest.vocab_size();
@@ -279,24 +333,25 @@ Status RankExecutor::fillTokenInput(int64_t step, const TokenLoader &data,
                         " (is --data-dtype right?)");
     }
   }
-  const TensorView &view = buffers_.view(buffer.id());
+  const TensorView &view = loaded.buffers.view(buffer.id());
   encodeTokens(values, rows * seqLen, view.dtype, &upload_);
   return device_->copyToDevice(view.data, upload_.data(), upload_.size());
 }
 
-Status RankExecutor::runSpan(int index) {
-  const Span &span = spans_[index];
+Status RankExecutor::runSpan(RankProgram &loaded, int index) {
+  const Span &span = loaded.spans[index];
+  const hetc::pkg::Program &program = *loaded.program;
   if (span.crossesRanks) {
-    const hetc::pkg::Instruction &inst = program_->instructions(span.begin);
-    HETC_RETURN_IF_ERROR(runCommLaunch(commLaunches_[span.begin], inst,
-                                       buffers_, *communicator_),
+    const hetc::pkg::Instruction &inst = program.instructions(span.begin);
+    HETC_RETURN_IF_ERROR(runCommLaunch(loaded.commLaunches[span.begin], inst,
+                                       loaded.buffers, *communicator_),
                          describeInstruction(span.begin, inst));
     return okStatus();
   }
-  return device_->runSpan(index, [&]() -> Status {
+  return device_->runSpan(loaded.firstSpan + index, [&]() -> Status {
     for (int i = span.begin; i < span.end; ++i) {
-      const hetc::pkg::Instruction &inst = program_->instructions(i);
-      HETC_RETURN_IF_ERROR(kernels_[i]->run(inst, buffers_),
+      const hetc::pkg::Instruction &inst = program.instructions(i);
+      HETC_RETURN_IF_ERROR(loaded.kernels[i]->run(inst, loaded.buffers),
                            describeInstruction(i, inst));
       noteProgress();
     }
@@ -309,29 +364,39 @@ void RankExecutor::noteProgress() {
     communicator_->noteProgress();
 }
 
-Status RankExecutor::runInstructions() {
+Status RankExecutor::runInstructions() { return runInstructions(train_); }
+
+Status RankExecutor::runInstructions(RankProgram &loaded) {
   HETC_RETURN_IF_ERROR(device_->bind());
   // Per span as well: a replayed CUDA graph runs no launch code.
-  for (int index = 0; index < static_cast<int>(spans_.size()); ++index) {
-    HETC_RETURN_IF_ERROR(runSpan(index));
+  for (int index = 0; index < static_cast<int>(loaded.spans.size()); ++index) {
+    HETC_RETURN_IF_ERROR(runSpan(loaded, index));
     noteProgress();
   }
   HETC_RETURN_IF_ERROR(device_->synchronize());
-  return readLoss();
-}
-
-Status RankExecutor::readLoss() {
-  if (program_->loss_buffer() < 0)
+  int lossBuffer = loaded.program->loss_buffer();
+  if (lossBuffer < 0)
     return okStatus();
-  return device_->copyToHost(&loss_, buffers_.view(program_->loss_buffer()).data,
+  return device_->copyToHost(&loaded.loss, loaded.buffers.view(lossBuffer).data,
                              sizeof(float));
 }
 
 Status RankExecutor::runStep(int64_t step, const TokenLoader &data,
                              float *loss) {
-  HETC_RETURN_IF_ERROR(fillInputs(step, data));
-  HETC_RETURN_IF_ERROR(runInstructions(), "step ", step);
-  *loss = loss_;
+  HETC_RETURN_IF_ERROR(fillInputs(train_, step, data));
+  HETC_RETURN_IF_ERROR(runInstructions(train_), "step ", step);
+  *loss = train_.loss;
+  return okStatus();
+}
+
+Status RankExecutor::runEvaluation(int64_t batch, const TokenLoader &data,
+                                   float *loss) {
+  if (!hasEvaluation())
+    return failedPrecondition("the package has no evaluation program for "
+                              "rank ", rank_, " (compile it again)");
+  HETC_RETURN_IF_ERROR(fillInputs(eval_, batch, data), "evaluation");
+  HETC_RETURN_IF_ERROR(runInstructions(eval_), "evaluation batch ", batch);
+  *loss = eval_.loss;
   return okStatus();
 }
 
@@ -351,17 +416,17 @@ Status RankExecutor::restore(const std::vector<NamedTensor> &parameters,
        {std::pair(&parameterBuffers_, byName(parameters)),
         std::pair(&stateBuffers_, byName(state))})
     for (int id : *ids) {
-      const Buffer &buffer = program_->buffers(id);
+      const Buffer &buffer = train_.program->buffers(id);
       HETC_RETURN_IF_ERROR(checkpointBytes(tensors, buffer, &bytes));
-      HETC_RETURN_IF_ERROR(device_->copyToDevice(buffers_.view(id).data,
+      HETC_RETURN_IF_ERROR(device_->copyToDevice(train_.buffers.view(id).data,
                                                  bytes.data(), bytes.size()));
     }
   return okStatus();
 }
 
 Status RankExecutor::outputs(std::vector<NamedTensor> *tensors) const {
-  return copyOut({program_->output_buffers().begin(),
-                  program_->output_buffers().end()},
+  return copyOut({train_.program->output_buffers().begin(),
+                  train_.program->output_buffers().end()},
                  tensors);
 }
 
@@ -370,8 +435,8 @@ Status RankExecutor::copyOut(const std::vector<int> &ids,
   HETC_RETURN_IF_ERROR(device_->bind());
   tensors->clear();
   for (int id : ids) {
-    const Buffer &buffer = program_->buffers(id);
-    const TensorView &view = buffers_.view(buffer.id());
+    const Buffer &buffer = train_.program->buffers(id);
+    const TensorView &view = train_.buffers.view(buffer.id());
     NamedTensor tensor;
     tensor.name = buffer.name();
     tensor.dtype = packageDTypeName(buffer.dtype());

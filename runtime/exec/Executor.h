@@ -8,8 +8,11 @@
 // instructions in order — the compute launches between two communication
 // launches form a span, which a GPU replays as a CUDA graph; the
 // communication kernels go through the rank's Communicator — and reads the
-// rank's share of the loss. Executors share nothing mutable, so ranks run
-// as threads of one process (Job.h) or one per process.
+// rank's share of the loss. A rank's evaluation program (a validation
+// batch's forward and loss) runs the same way between two steps, in the
+// same arena, reading the parameters where the step keeps them. Executors
+// share nothing mutable, so ranks run as threads of one process (Job.h) or
+// one per process.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +39,9 @@ struct LoadedPackage {
   std::string dir; // the package folder ("" when built in memory)
   hetc::pkg::Manifest manifest;
   std::vector<hetc::pkg::Program> programs; // programs[r] is rank r's
+  /// evalPrograms[r] is rank r's evaluation program; empty when the
+  /// package has none.
+  std::vector<hetc::pkg::Program> evalPrograms;
   std::vector<hetc::package::NamedTensor> weights;
   std::vector<hetc::package::NamedTensor> constants;
 };
@@ -81,21 +87,29 @@ public:
   /// fillInputs, runInstructions, then loss(). Errors name the step.
   Status runStep(int64_t step, const TokenLoader &data, float *loss);
 
+  /// Whether the package has this rank's evaluation program.
+  bool hasEvaluation() const { return eval_.program != nullptr; }
+  /// Runs the evaluation program on batch `batch` of `data` (the samples
+  /// training step `batch` would read) and gives the rank's share of its
+  /// loss; the parameters and optimizer state stay as they are. Errors
+  /// name the batch.
+  Status runEvaluation(int64_t batch, const TokenLoader &data, float *loss);
+
   int rank() const { return rank_; }
-  const hetc::pkg::Program &program() const { return *program_; }
+  const hetc::pkg::Program &program() const { return *train_.program; }
   Device &device() const { return *device_; }
   /// The views of the rank's buffers, in the device's memory (host memory
   /// only on the CPU).
-  const BufferTable &buffers() const { return buffers_; }
-  BufferTable &buffers() { return buffers_; }
+  const BufferTable &buffers() const { return train_.buffers; }
+  BufferTable &buffers() { return train_.buffers; }
   /// The rank's share of the last step's loss (scaled by 1/(B*T): the
   /// step's loss is the sum over ranks); NaN for a program without a loss
   /// buffer or before the first step.
-  float loss() const { return loss_; }
-  bool hasLoss() const { return program_->loss_buffer() >= 0; }
+  float loss() const { return train_.loss; }
+  bool hasLoss() const { return train_.program->loss_buffer() >= 0; }
   /// The ids of the FEED input buffers, which the caller writes before
   /// runInstructions (fillInputs refuses programs that have any).
-  const std::vector<int> &feedBuffers() const { return feedBuffers_; }
+  const std::vector<int> &feedBuffers() const { return train_.feedBuffers; }
 
   /// Copies of the tensors of `kind` as they are now, by name: the
   /// parameters and constants that were loaded; the optimizer state
@@ -118,35 +132,49 @@ private:
     bool crossesRanks = false;
   };
 
+  /// One program over the rank's arena: the training step, or its
+  /// evaluation.
+  struct RankProgram {
+    const hetc::pkg::Program *program = nullptr;
+    BufferTable buffers;
+    std::vector<const KernelInfo *> kernels; // per instruction
+    std::vector<CommLaunch> commLaunches;    // per instruction (kNone: compute)
+    std::vector<Span> spans;
+    int firstSpan = 0; // its spans' ids on the device start here
+    std::vector<int> tokenInputs; // the TOKENS and LABELS buffers
+    std::vector<int> stepInputs;  // the STEP buffers: the step's index
+    std::vector<int> feedBuffers;
+    float loss = std::numeric_limits<float>::quiet_NaN();
+  };
+
   RankExecutor() = default;
+  /// Resolves the kernels and spans of `program` (from `file`) into `into`.
+  Status resolve(const hetc::pkg::Program &program, const std::string &file,
+                 RankProgram *into);
   Status initialize();
-  Status runSpan(int index);
+  /// Builds `loaded`'s views and finds its inputs.
+  Status bindBuffers(RankProgram &loaded);
+  Status fillInputs(RankProgram &loaded, int64_t step, const TokenLoader &data);
+  Status runInstructions(RankProgram &loaded);
+  Status runSpan(RankProgram &loaded, int index);
   /// A sign of life for the ranks waiting on this one (Communicator.h).
   void noteProgress();
-  Status readLoss();
   Status copyOut(const std::vector<int> &ids,
                  std::vector<hetc::package::NamedTensor> *tensors) const;
-  Status fillTokenInput(int64_t step, const TokenLoader &data,
+  Status fillTokenInput(RankProgram &loaded, int64_t step,
+                        const TokenLoader &data,
                         const hetc::pkg::Buffer &buffer);
 
   const LoadedPackage *package_ = nullptr;
-  const hetc::pkg::Program *program_ = nullptr;
   int rank_ = 0;
   std::unique_ptr<Device> device_;
   Arena arena_;
-  BufferTable buffers_;
-  std::vector<const KernelInfo *> kernels_; // per instruction
-  std::vector<CommLaunch> commLaunches_;    // per instruction (kNone: compute)
-  std::vector<Span> spans_;
+  RankProgram train_, eval_;
   comm::Communicator *communicator_ = nullptr;
-  std::vector<int> tokenInputs_; // the TOKENS and LABELS buffers
-  std::vector<int> stepInputs_;  // the STEP buffers: the step's index
   // The buffers holding named tensors (snapshot), by kind.
   std::vector<int> parameterBuffers_, constantBuffers_, stateBuffers_;
-  std::vector<int> feedBuffers_;
   std::vector<int64_t> tokens_, labels_; // loader output, reused each step
   std::vector<uint8_t> upload_;          // a token buffer's bytes
-  float loss_ = std::numeric_limits<float>::quiet_NaN();
 };
 
 } // namespace hetc::runtime::exec

@@ -176,12 +176,31 @@ Status Job::runStep(int64_t step, const TokenLoader &data, float *loss) {
       [&](int lane) {
         return describeRank(package_->manifest, ranks_[lane]->rank());
       }));
+  lastLosses_ = losses;
+  return sumLosses(losses, loss, "step " + std::to_string(step));
+}
 
+bool Job::hasEvaluation() const { return ranks_.front()->hasEvaluation(); }
+
+Status Job::evaluate(int64_t batch, const TokenLoader &data, float *loss) {
+  std::vector<float> losses(ranks_.size(), 0.0f);
+  HETC_RETURN_IF_ERROR(onEveryRank(
+      [&](int lane) {
+        return ranks_[lane]->runEvaluation(batch, data, &losses[lane]);
+      },
+      [&](int lane) {
+        return describeRank(package_->manifest, ranks_[lane]->rank());
+      }));
+  return sumLosses(losses, loss,
+                   "evaluation batch " + std::to_string(batch));
+}
+
+Status Job::sumLosses(const std::vector<float> &losses, float *loss,
+                      const std::string &what) {
   double sum = 0.0;
   for (size_t i = 0; i < ranks_.size(); ++i)
     if (ranks_[i]->hasLoss())
       sum += losses[i];
-  lastLosses_ = losses;
   int worldSize = communicators_.front()->worldSize();
   if (numLocalRanks() < worldSize) {
     std::vector<int> everyRank(static_cast<size_t>(worldSize));
@@ -189,7 +208,7 @@ Status Job::runStep(int64_t step, const TokenLoader &data, float *loss) {
       everyRank[r] = r;
     HETC_RETURN_IF_ERROR(
         communicators_.front()->allReduceSum(everyRank, DType::kF64, &sum, 1),
-        describeRank(package_->manifest, ranks_[0]->rank()), ": step ", step,
+        describeRank(package_->manifest, ranks_[0]->rank()), ": ", what,
         ": summing the loss");
   }
   *loss = static_cast<float>(sum);

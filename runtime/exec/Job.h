@@ -76,6 +76,13 @@ public:
   /// step 3: instruction 7 (recv) ...".
   Status runStep(int64_t step, const TokenLoader &data, float *loss);
 
+  /// Whether the package has evaluation programs (validation).
+  bool hasEvaluation() const;
+  /// Runs the evaluation programs on batch `batch` of `data` (the samples
+  /// of training step `batch`) and gives its mean token loss, as runStep
+  /// gives a step's; the training state stays as it is.
+  Status evaluate(int64_t batch, const TokenLoader &data, float *loss);
+
   /// The local ranks whose share of the last step's loss was not finite,
   /// described ("rank 3 (stage 2, replica 0, device gpu3): nan"), joined
   /// by "; "; empty when there are none here (under MPI, another process
@@ -118,6 +125,10 @@ private:
   /// its own reason (not ABORTED), named by `describe(lane)` when given.
   Status onEveryRank(const std::function<Status(int lane)> &task,
                      const std::function<std::string(int lane)> &describe);
+  /// The sum of the ranks' shares `losses` over every process (`what`
+  /// names the step in errors).
+  Status sumLosses(const std::vector<float> &losses, float *loss,
+                   const std::string &what);
 
   const LoadedPackage *package_ = nullptr;
   std::vector<std::unique_ptr<comm::Communicator>> inProcessWorld_;

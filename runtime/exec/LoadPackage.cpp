@@ -84,6 +84,24 @@ Status readTensors(const FileReader &files, const std::string &name,
   return okStatus();
 }
 
+/// The program of each rank, from the file `fileOf` names.
+Status readPrograms(
+    const FileReader &files,
+    const google::protobuf::RepeatedPtrField<hetc::pkg::RankInfo> &ranks,
+    const std::string &(hetc::pkg::RankInfo::*fileOf)() const,
+    const std::string &what, std::vector<hetc::pkg::Program> *programs) {
+  programs->assign(static_cast<size_t>(ranks.size()), hetc::pkg::Program());
+  std::string bytes, error;
+  for (int r = 0; r < ranks.size(); ++r) {
+    const std::string &file = (ranks[r].*fileOf)();
+    HETC_RETURN_IF_ERROR(files.read(file, what, &bytes));
+    if (!hetc::package::parseProgram(bytes, files.path(file), &(*programs)[r],
+                                     &error))
+      return dataLoss(error);
+  }
+  return okStatus();
+}
+
 } // namespace
 
 Status loadPackage(const std::string &dir, LoadedPackage *package) {
@@ -116,17 +134,20 @@ Status loadPackage(const std::string &dir, LoadedPackage *package) {
                        "manifest '", manifestPath, "'");
 
   FileReader files(dir, &package->manifest);
-  package->programs.clear();
-  package->programs.resize(package->manifest.ranks_size());
-  for (int r = 0; r < package->manifest.ranks_size(); ++r) {
-    const std::string &file = package->manifest.ranks(r).program_file();
-    HETC_RETURN_IF_ERROR(files.read(file, "program", &bytes));
-    if (!hetc::package::parseProgram(bytes, files.path(file),
-                                     &package->programs[r], &error))
-      return dataLoss(error);
-  }
+  const auto &ranks = package->manifest.ranks();
+  HETC_RETURN_IF_ERROR(readPrograms(
+      files, ranks, &hetc::pkg::RankInfo::program_file, "program",
+      &package->programs));
   HETC_RETURN_IF_ERROR(validateCommunication(package->programs), "package '",
                        dir, "'");
+  package->evalPrograms.clear();
+  if (!ranks[0].eval_program_file().empty()) {
+    HETC_RETURN_IF_ERROR(readPrograms(
+        files, ranks, &hetc::pkg::RankInfo::eval_program_file,
+        "evaluation program", &package->evalPrograms));
+    HETC_RETURN_IF_ERROR(validateCommunication(package->evalPrograms),
+                         "package '", dir, "': the evaluation programs");
+  }
 
   std::string weights = package->manifest.weights_file().empty()
                             ? hetc::package::kWeightsFile

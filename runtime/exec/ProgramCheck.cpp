@@ -256,11 +256,20 @@ Status validateManifest(const hetc::pkg::Manifest &manifest) {
     if (rank.rank() != i)
       return invalidArgument("manifest rank entry ", i, " says rank ",
                              rank.rank());
-    if (!hetc::package::isPlainFileName(rank.program_file()))
-      return invalidArgument("manifest rank ", i, " names program file '",
-                             rank.program_file(),
-                             "'; package files are plain names in the "
-                             "package folder");
+    bool hasEval = !rank.eval_program_file().empty();
+    for (const std::string &file : {rank.program_file(),
+                                    hasEval ? rank.eval_program_file()
+                                            : rank.program_file()})
+      if (!hetc::package::isPlainFileName(file))
+        return invalidArgument("manifest rank ", i, " names program file '",
+                               file,
+                               "'; package files are plain names in the "
+                               "package folder");
+    if (hasEval == manifest.ranks(0).eval_program_file().empty())
+      return invalidArgument("manifest rank ", i,
+                             hasEval ? " has" : " lacks",
+                             " an evaluation program but rank 0 ",
+                             hasEval ? "does not" : "has one");
     if (rank.arena_bytes() < 0)
       return invalidArgument("manifest rank ", i, " has arena_bytes ",
                              rank.arena_bytes());
@@ -270,13 +279,19 @@ Status validateManifest(const hetc::pkg::Manifest &manifest) {
 
 Status validateProgram(const hetc::pkg::Manifest &manifest, int rank,
                        const Program &program, const KernelRegistry &registry) {
-  if (program.rank() != rank)
-    return invalidArgument("the program is for rank ", program.rank(),
-                           ", not ", rank);
   if (program.arena_bytes() != manifest.ranks(rank).arena_bytes())
     return invalidArgument("the program's arena is ", program.arena_bytes(),
                            " bytes but the manifest says ",
                            manifest.ranks(rank).arena_bytes());
+  return validateProgramBody(manifest, rank, program, registry);
+}
+
+Status validateProgramBody(const hetc::pkg::Manifest &manifest, int rank,
+                           const Program &program,
+                           const KernelRegistry &registry) {
+  if (program.rank() != rank)
+    return invalidArgument("the program is for rank ", program.rank(),
+                           ", not ", rank);
   if (program.num_samples() <= 0 || program.first_sample() < 0 ||
       program.first_sample() > manifest.global_batch() - program.num_samples())
     return invalidArgument("the program's samples [", program.first_sample(),

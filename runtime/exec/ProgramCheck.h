@@ -27,6 +27,12 @@ Status validateProgram(const hetc::pkg::Manifest &manifest, int rank,
                        const hetc::pkg::Program &program,
                        const KernelRegistry &registry);
 
+/// validateProgram without comparing the arena with the manifest's: the
+/// rules every program of a rank follows (evaluation programs included).
+Status validateProgramBody(const hetc::pkg::Manifest &manifest, int rank,
+                           const hetc::pkg::Program &program,
+                           const KernelRegistry &registry);
+
 /// "instruction 12 (matmul) at loc(...)": how errors name an instruction.
 std::string describeInstruction(int index, const hetc::pkg::Instruction &inst);
 

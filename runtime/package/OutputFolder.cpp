@@ -23,11 +23,14 @@ bool isPackageFile(const std::string &name) {
   if (name == "manifest.pb" || name == "weights.safetensors" ||
       name == "constants.safetensors")
     return true;
-  // rank<N>.pb
-  if (name.size() < 8 || name.compare(0, 4, "rank") != 0 ||
-      name.compare(name.size() - 3, 3, ".pb") != 0)
+  // rank<N>.pb or rank<N>.eval.pb
+  std::string suffix = ".pb";
+  if (name.size() > 8 && name.compare(name.size() - 8, 8, ".eval.pb") == 0)
+    suffix = ".eval.pb";
+  if (name.size() < 5 + suffix.size() || name.compare(0, 4, "rank") != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
     return false;
-  for (size_t i = 4; i + 3 < name.size(); ++i)
+  for (size_t i = 4; i + suffix.size() < name.size(); ++i)
     if (name[i] < '0' || name[i] > '9')
       return false;
   return true;

@@ -33,6 +33,10 @@ std::string programFileName(int rank) {
   return "rank" + std::to_string(rank) + ".pb";
 }
 
+std::string evalProgramFileName(int rank) {
+  return "rank" + std::to_string(rank) + ".eval.pb";
+}
+
 namespace {
 // The parsed manifest of package `dir` has this build's format version.
 bool checkFormatVersion(const std::string &dir, const pkg::Manifest *manifest,

@@ -21,8 +21,9 @@ constexpr const char *kManifestFile = "manifest.pb";
 constexpr const char *kWeightsFile = "weights.safetensors";
 constexpr const char *kConstantsFile = "constants.safetensors";
 
-/// "rank<N>.pb".
+/// "rank<N>.pb", and "rank<N>.eval.pb" for its evaluation program.
 std::string programFileName(int rank);
+std::string evalProgramFileName(int rank);
 
 /// Reads `<dir>/manifest.pb` and checks its format version.
 bool readManifest(const std::string &dir, pkg::Manifest *manifest,

@@ -1,6 +1,8 @@
 // RUN: hetc-opt %s --hetg-segment --hetg-autodiff --cse --hetd-partition-stages="stage-starts=2,3" --hetd-build-ranks="plan=%S/Inputs/three-stages.json" | FileCheck %s
 // RUN: hetc-opt %s --hetg-segment --hetg-autodiff --cse --hetd-partition-stages="stage-starts=2,3" --hetd-build-ranks="plan=%S/Inputs/three-stages.json optimizer=sgd clip-norm=1.0" | FileCheck %s --check-prefix=CLIP
 // RUN: hetc-opt %s --hetg-segment --hetg-autodiff --cse --hetd-partition-stages="stage-starts=2,3" --hetd-build-ranks="plan=%S/Inputs/three-stages-full.json" | FileCheck %s --check-prefix=FULL
+// RUN: hetc-opt %s --hetg-segment --hetg-autodiff --cse --hetd-partition-stages="stage-starts=2,3" --hetd-build-ranks="plan=%S/Inputs/three-stages.json eval=true" | FileCheck %s --check-prefix=EVAL
+// RUN: hetc-opt %s --hetg-segment --hetg-autodiff --cse --hetd-partition-stages="stage-starts=2,3" --hetd-build-ranks="plan=%S/Inputs/three-stages-full.json eval=true" | FileCheck %s --check-prefix=FULLEVAL
 // RUN: hetc-opt %s --hetg-segment --hetg-autodiff --cse --hetd-partition-stages="stage-starts=2,3,4" --hetd-build-ranks="plan=%S/Inputs/four-stages-loss-replicas.json" | FileCheck %s --check-prefix=NOPARAMS
 // RUN: not hetc-opt %s --hetg-segment --hetg-autodiff --cse --hetd-partition-stages="stage-starts=2,3" --hetd-build-ranks 2>&1 | FileCheck %s --check-prefix=NOPLAN
 
@@ -71,6 +73,39 @@
 // CHECK: %[[B:.*]]:3 = call @stage2_forward_mb2({{.*}}, %[[L1]])
 // CHECK: %[[SUM:.*]] = hetg.add %[[A]]#0, %[[B]]#0
 // CHECK: return %[[SUM]] : tensor<f32>
+
+// With eval, every rank also gets its schedule's forward ops alone: the
+// activations sent and received as in the step, no gradient message, no
+// update, the loss on the last stage.
+// EVAL-LABEL: func.func @rank0(
+// EVAL-LABEL: func.func @rank0_eval(
+// EVAL-SAME: %[[IDS:.*]]: tensor<2x3xi64> {hetd.first_sample = 0 : i64, hetg.name = "input_ids"})
+// EVAL-SAME: hetd.device = "a", hetd.eval, hetd.rank = 0 : i64, hetd.replica = 0 : i64, hetd.samples = array<i64: 0, 2>, hetd.stage = 0 : i64
+// EVAL-NEXT: %[[F:.*]]:3 = call @stage0_forward_mb2(%[[IDS]])
+// EVAL-NEXT: hetd.send %[[F]]#0 rows[0, 2) to 2 tag 0
+// EVAL-NEXT: return{{$}}
+// EVAL-LABEL: func.func @rank2_eval()
+// EVAL-NEXT: hetd.recv from 0 tag 0
+// EVAL-NEXT: call @stage1_forward_mb2
+// EVAL-NEXT: hetd.send {{.*}} to 3 tag 0
+// EVAL-NEXT: hetd.recv from 1 tag 4
+// EVAL-NEXT: call @stage1_forward_mb2
+// EVAL-NEXT: hetd.send {{.*}} to 3 tag 4
+// EVAL-NEXT: return{{$}}
+// EVAL-LABEL: func.func @rank3_eval(
+// EVAL-SAME: -> (tensor<f32> {hetg.name = "loss"})
+// EVAL: %[[A:.*]]:3 = call @stage2_forward_mb2
+// EVAL: %[[B:.*]]:3 = call @stage2_forward_mb2
+// EVAL-NEXT: %[[SUM:.*]] = hetg.add %[[A]]#0, %[[B]]#0
+// EVAL-NEXT: return %[[SUM]] : tensor<f32>
+
+// Full sharding: the evaluation gathers the stage's parameters before each
+// forward, as the step does, and reduces nothing.
+// FULLEVAL-LABEL: func.func @rank0_eval(
+// FULLEVAL: hetd.all_gather {{.*}} group [0, 1]
+// FULLEVAL: call @stage0_forward_mb2(
+// FULLEVAL-NOT: hetd.reduce_scatter
+// FULLEVAL: return{{$}}
 
 // Clipping: every rank's local squared norm summed over all four ranks.
 // CLIP-LABEL: func.func @rank0(

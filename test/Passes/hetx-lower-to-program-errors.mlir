@@ -275,3 +275,35 @@ module {
     return %x : tensor<f32>
   }
 }
+
+// -----
+
+// An evaluation reads only what the step of its rank holds.
+module {
+  ml_program.global private mutable @w(dense<[1.0, 2.0]> : tensor<2xf32>) : tensor<2xf32>
+  // expected-error@below {{the evaluation reads parameter 'v' of type 'memref<2xf32>', which the training program of rank 0 does not hold}}
+  ml_program.global private mutable @v(dense<[1.0, 2.0]> : tensor<2xf32>) : tensor<2xf32>
+  func.func @rank0() attributes {hetd.rank = 0 : i64, hetd.samples = array<i64: 0, 1>} {
+    %w = ml_program.global_load @w : tensor<2xf32>
+    %n = hetg.neg %w : tensor<2xf32>
+    ml_program.global_store @w = %n : tensor<2xf32>
+    return
+  }
+  func.func @rank0_eval() -> (tensor<f32> {hetg.name = "loss"}) attributes {hetd.eval, hetd.rank = 0 : i64, hetd.samples = array<i64: 0, 1>} {
+    %v = ml_program.global_load @v : tensor<2xf32>
+    %s = hetg.reduce_sum %v <{axes = array<i64: 0>, keep_dims = false}> : tensor<2xf32>
+    return %s : tensor<f32>
+  }
+}
+
+// -----
+
+module {
+  func.func @rank0() attributes {hetd.rank = 0 : i64, hetd.samples = array<i64: 0, 1>} {
+    return
+  }
+  // expected-error@below {{evaluates rank 1 (hetd.rank), which no rank function has}}
+  func.func @rank1_eval() attributes {hetd.eval, hetd.rank = 1 : i64, hetd.samples = array<i64: 0, 1>} {
+    return
+  }
+}

@@ -538,3 +538,53 @@ module {
     return %row, %clamped, %all, %inner, %column, %strided : tensor<1x3x4xf32>, tensor<1x3x4xf32>, tensor<2x3x4xf32>, tensor<1x1x4xf32>, tensor<2x1x4xf32>, tensor<1x3x2xf32>
   }
 }
+
+// -----
+
+// An evaluation copy (hetd.eval) becomes @rank0_eval in the arena of the
+// step's program: the parameter at the step's offset, the inputs and
+// activations past the step's parameters and state ([0, 88) here), its own
+// constant past the step's arena (512), nothing written over the state.
+
+// CHECK-LABEL: hetx.program @rank0 attributes {arena_bytes = 512 : i64
+// CHECK: hetx.buffer 0 "w" parameter at 0
+// CHECK: hetx.buffer 1 "w.m" optimizer_state at 64
+// CHECK-LABEL: hetx.program @rank0_eval attributes {arena_bytes = 576 : i64, eval,
+// CHECK-NEXT: %[[W:b0]] = hetx.buffer 0 "w" parameter at 0
+// CHECK-NEXT: hetx.buffer 1 "input_ids" input(tokens) at 128
+// CHECK-NEXT: hetx.buffer 2 "labels" input(labels) at 192
+// CHECK-NEXT: hetx.buffer 3 "gather.0" activation at 256
+// CHECK-NEXT: hetx.buffer 4 "constant.0" constant at 512
+// CHECK-NOT: w.m
+// CHECK-NOT: -> (%[[W]])
+// CHECK: hetx.return
+module {
+  ml_program.global private mutable @w(dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>) : tensor<3x2xf32>
+  ml_program.global private mutable @w.m(dense<0.0> : tensor<3x2xf32>) : tensor<3x2xf32> {hetg.state_of = @w}
+  func.func @step(%ids: tensor<2x4xi64> {hetg.name = "input_ids"},
+                  %labels: tensor<2x4xi64> {hetg.name = "labels"}) -> (tensor<f32> {hetg.name = "loss"}) {
+    %w = ml_program.global_load @w : tensor<3x2xf32>
+    %m = ml_program.global_load @w.m : tensor<3x2xf32>
+    %e = hetg.gather %w[%ids] <{axis = 0 : i64}> : tensor<3x2xf32>, tensor<2x4xi64>
+    %y = hetg.matmul %e, %w <{transpose_rhs}> : tensor<2x4x2xf32>, tensor<3x2xf32>
+    %r = hetg.reshape %y : tensor<2x4x3xf32> -> tensor<8x3xf32>
+    %l = hetg.reshape %labels : tensor<2x4xi64> -> tensor<8xi64>
+    %loss = hetg.cross_entropy %r, %l <{reduction = #hetg<loss_reduction mean>}> : tensor<8x3xf32>, tensor<8xi64>
+    %w2 = hetg.add %w, %m : tensor<3x2xf32>, tensor<3x2xf32>
+    ml_program.global_store @w = %w2 : tensor<3x2xf32>
+    ml_program.global_store @w.m = %w : tensor<3x2xf32>
+    return %loss : tensor<f32>
+  }
+  func.func @step_eval(%ids: tensor<2x4xi64> {hetg.name = "input_ids"},
+                       %labels: tensor<2x4xi64> {hetg.name = "labels"}) -> (tensor<f32> {hetg.name = "loss"}) attributes {hetd.eval} {
+    %w = ml_program.global_load @w : tensor<3x2xf32>
+    %e = hetg.gather %w[%ids] <{axis = 0 : i64}> : tensor<3x2xf32>, tensor<2x4xi64>
+    %c = hetg.constant dense<2.0> : tensor<2x4x2xf32>
+    %s = hetg.mul %e, %c : tensor<2x4x2xf32>, tensor<2x4x2xf32>
+    %y = hetg.matmul %s, %w <{transpose_rhs}> : tensor<2x4x2xf32>, tensor<3x2xf32>
+    %r = hetg.reshape %y : tensor<2x4x3xf32> -> tensor<8x3xf32>
+    %l = hetg.reshape %labels : tensor<2x4xi64> -> tensor<8xi64>
+    %loss = hetg.cross_entropy %r, %l <{reduction = #hetg<loss_reduction mean>}> : tensor<8x3xf32>, tensor<8xi64>
+    return %loss : tensor<f32>
+  }
+}

@@ -83,6 +83,24 @@ Runs K training steps of a package that `hetc compile` wrote.
                           compiled with --cluster carry their GPUs' peaks)
   --log-every N           print every N-th step line and the last (the
                           metrics file still gets every step)
+  --val-data FILE         validation tokens (the format of --data): after
+                          the last step, and with --eval-every N every N
+                          steps and at the start (step 0, or the resumed
+                          step when N divides it), the
+                          mean loss of --eval-batches global batches of
+                          FILE, read from its start in the data order above
+                          (batch m as step m), with the weights as trained
+                          so far: "val loss V" in the step line and
+                          "val_loss" in the metrics. The package's
+                          evaluation programs compute it (the forward of the
+                          same plan); nothing is trained on it. The start's
+                          line is "step S/K: val loss V", its metrics record
+                          {"step", "val_loss"}
+  --eval-every N          with --val-data: evaluate every N steps (default:
+                          after the last step only)
+  --eval-batches M        with --val-data: batches per evaluation (default
+                          10); FILE must hold M*B*T + 2 tokens,
+                          so that no batch wraps around
   --comm-timeout SECONDS  ranks as threads: a rank waiting for another
                           that has shown no progress (completed no
                           instruction, not waiting itself) for SECONDS
@@ -146,6 +164,7 @@ Status parseInt(const std::string &flag, const std::string &text,
 Status parseArguments(const std::vector<std::string> &args,
                       HetrunOptions *options) {
   std::vector<std::string> positional;
+  std::string evalFlag; // an --eval-* flag given, which needs --val-data
   for (size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i];
     if (arg == "-h" || arg == "--help") {
@@ -173,7 +192,8 @@ Status parseArguments(const std::vector<std::string> &args,
         "--data",    "--steps",   "--data-dtype", "--backend",
         "--threads", "--save",    "--metrics",    "--outputs",
         "--save-every", "--keep", "--resume", "--log-every",
-        "--peak-tflops", "--on-nonfinite", "--comm-timeout"};
+        "--peak-tflops", "--on-nonfinite", "--comm-timeout", "--val-data",
+        "--eval-every", "--eval-batches"};
     bool known = false;
     for (const char *flag : kFlags)
       known |= arg == flag;
@@ -212,11 +232,18 @@ Status parseArguments(const std::vector<std::string> &args,
       options->metrics = value;
     } else if (arg == "--outputs") {
       options->outputs = value;
+    } else if (arg == "--val-data") {
+      options->valData = value;
     } else if (arg == "--save-every" || arg == "--keep" ||
-               arg == "--log-every") {
-      int64_t *count = arg == "--keep"        ? &options->keep
-                       : arg == "--log-every" ? &options->logEvery
-                                              : &options->saveEvery;
+               arg == "--log-every" || arg == "--eval-every" ||
+               arg == "--eval-batches") {
+      if (arg == "--eval-every" || arg == "--eval-batches")
+        evalFlag = arg;
+      int64_t *count = arg == "--keep"           ? &options->keep
+                       : arg == "--log-every"    ? &options->logEvery
+                       : arg == "--eval-every"   ? &options->evalEvery
+                       : arg == "--eval-batches" ? &options->evalBatches
+                                                 : &options->saveEvery;
       HETC_RETURN_IF_ERROR(parseInt(arg, value, count));
       if (*count < 1)
         return invalidArgument(arg, " must be >= 1, got ", *count);
@@ -252,6 +279,8 @@ Status parseArguments(const std::vector<std::string> &args,
     return invalidArgument("--save-every needs --save DIR");
   if (options->keep > 0 && options->saveEvery == 0)
     return invalidArgument("--keep needs --save-every");
+  if (!evalFlag.empty() && options->valData.empty())
+    return invalidArgument(evalFlag, " needs --val-data FILE");
   if (!options->outputs.empty() && options->steps == 0)
     return invalidArgument("--outputs needs at least one step (--steps)");
   if (options->backend != "cuda" && (options->shareGpu || !options->cudaGraphs))
@@ -369,6 +398,36 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
   HETC_RETURN_IF_ERROR(data.sampleStart(0, manifest.global_batch(), 0,
                                         manifest.seq_len(), &start));
 
+  runtime::TokenLoader valData;
+  if (!options.valData.empty()) {
+    if (!job->hasEvaluation())
+      return invalidArgument(
+          "--val-data: package '", options.package,
+          "' has no evaluation programs (a --forward-only package, or one "
+          "compiled before they existed); compile it again");
+    HETC_RETURN_IF_ERROR(valData.open(options.valData, dtype), "--val-data");
+    // Batch m reads tokens from (m*B + j)*T on: M batches fit unwrapped.
+    int64_t needed =
+        options.evalBatches * manifest.global_batch() * manifest.seq_len() + 2;
+    if (valData.numTokens() < needed)
+      return invalidArgument(
+          "--val-data '", options.valData, "' has ", valData.numTokens(),
+          " tokens but --eval-batches ", options.evalBatches, " of ",
+          manifest.global_batch(), " x ", manifest.seq_len(),
+          " tokens need ", needed, "; give fewer batches or more data");
+  }
+  // The mean loss of the validation batches, with the weights as they are.
+  auto validate = [&](double *mean) -> Status {
+    double sum = 0.0;
+    for (int64_t batch = 0; batch < options.evalBatches; ++batch) {
+      float loss = 0.0f;
+      HETC_RETURN_IF_ERROR(job->evaluate(batch, valData, &loss), "--val-data");
+      sum += loss;
+    }
+    *mean = sum / static_cast<double>(options.evalBatches);
+    return runtime::okStatus();
+  };
+
   // Under MPI only rank 0's process reports and writes files.
   bool reports = job->hostsRankZero();
   FILE *metrics = nullptr;
@@ -460,6 +519,15 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
   ProgressReporter progress(manifest, options.steps, options.logEvery,
                             options.peakTflops, reports ? out : nullptr,
                             metrics);
+  // The weights the run starts with, when --eval-every falls on them.
+  if (valData.isOpen() && options.evalEvery > 0 &&
+      firstStep % options.evalEvery == 0) {
+    double valLoss = 0.0;
+    HETC_RETURN_IF_ERROR(validate(&valLoss), "at step ", firstStep);
+    if (reports)
+      HETC_RETURN_IF_ERROR(progress.reportValidation(firstStep, valLoss),
+                           "--metrics '", options.metrics, "'");
+  }
   Clock::time_point begin = Clock::now();
   for (int64_t step = firstStep; step < options.steps; ++step) {
     Clock::time_point stepBegin = Clock::now();
@@ -472,6 +540,15 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
     record.elapsed = secondsSince(begin);
     record.eta = record.elapsed / static_cast<double>(step + 1 - firstStep) *
                  static_cast<double>(options.steps - step - 1);
+    bool evaluates = valData.isOpen() &&
+                     ((options.evalEvery > 0 &&
+                       (step + 1) % options.evalEvery == 0) ||
+                      step + 1 == options.steps);
+    if (evaluates) {
+      double valLoss = 0.0;
+      HETC_RETURN_IF_ERROR(validate(&valLoss), "after step ", step + 1);
+      record.valLoss = valLoss;
+    }
     for (int i = 0; i < job->numLocalRanks(); ++i)
       record.peakMemoryBytes.push_back(
           job->localRank(i).device().peakAllocatedBytes());

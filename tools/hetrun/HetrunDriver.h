@@ -33,6 +33,9 @@ struct HetrunOptions {
   int64_t keep = 0;      // with saveEvery: the newest K (0: all)
   std::string resume;    // a checkpoint, or a folder of step-S ones
   int64_t logEvery = 1;  // print every N-th step line (and the last)
+  std::string valData;   // validation tokens (same format as data)
+  int64_t evalEvery = 0; // with valData: every N steps (0: the last only)
+  int64_t evalBatches = 10; // with valData: batches per evaluation
   std::string metrics;
   std::string outputs; // safetensors file of the last step's outputs
   double peakTflops = 0; // per rank, where the package names no peak

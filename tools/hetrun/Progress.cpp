@@ -59,10 +59,12 @@ runtime::Status ProgressReporter::report(const StepRecord &record) {
   for (int64_t bytes : record.peakMemoryBytes)
     peakMemory = std::max(peakMemory, bytes);
   bool last = record.step == totalSteps;
-  if (out && (record.step % logEvery == 0 || last)) {
+  if (out && (record.step % logEvery == 0 || last || record.valLoss)) {
     std::fprintf(out, "step %lld/%lld: loss %.6f, ",
                  static_cast<long long>(record.step),
                  static_cast<long long>(totalSteps), record.loss);
+    if (record.valLoss)
+      std::fprintf(out, "val loss %.6f, ", *record.valLoss);
     if (lr)
       std::fprintf(out, "lr %.4g, ", *lr);
     std::fprintf(out, "%.0f tokens/s, ", rate);
@@ -82,6 +84,11 @@ runtime::Status ProgressReporter::report(const StepRecord &record) {
     std::fprintf(metrics, "\"loss\": %.9g, ", record.loss);
   else
     std::fprintf(metrics, "\"loss\": null, ");
+  if (record.valLoss)
+    std::fprintf(metrics, std::isfinite(*record.valLoss)
+                              ? "\"val_loss\": %.9g, "
+                              : "\"val_loss\": null, ",
+                 *record.valLoss);
   if (lr)
     std::fprintf(metrics, "\"lr\": %.17g, ", *lr);
   std::fprintf(metrics, "\"tokens_per_s\": %.3f, ", rate);
@@ -95,6 +102,27 @@ runtime::Status ProgressReporter::report(const StepRecord &record) {
                "], \"step_ms\": %.4f, \"elapsed_s\": %.6f, \"eta_s\": "
                "%.3f}\n",
                record.seconds * 1e3, record.elapsed, record.eta);
+  return flushMetrics();
+}
+
+runtime::Status ProgressReporter::reportValidation(int64_t step,
+                                                   double valLoss) {
+  if (out) {
+    std::fprintf(out, "step %lld/%lld: val loss %.6f\n",
+                 static_cast<long long>(step),
+                 static_cast<long long>(totalSteps), valLoss);
+    std::fflush(out);
+  }
+  if (!metrics)
+    return runtime::okStatus();
+  std::fprintf(metrics,
+               std::isfinite(valLoss) ? "{\"step\": %lld, \"val_loss\": %.9g}\n"
+                                      : "{\"step\": %lld, \"val_loss\": null}\n",
+               static_cast<long long>(step), valLoss);
+  return flushMetrics();
+}
+
+runtime::Status ProgressReporter::flushMetrics() {
   if (std::fflush(metrics) != 0 || std::ferror(metrics))
     return runtime::errnoStatus(errno, "cannot write the metrics file");
   return runtime::okStatus();

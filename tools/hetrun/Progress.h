@@ -27,6 +27,8 @@ struct StepRecord {
   double seconds = 0.0, elapsed = 0.0, eta = 0.0;
   /// The most memory each local rank's device allocated so far.
   std::vector<int64_t> peakMemoryBytes;
+  /// The validation loss after this step, when one was computed.
+  std::optional<double> valLoss;
 };
 
 class ProgressReporter {
@@ -42,6 +44,11 @@ public:
   /// metrics file cannot be written.
   runtime::Status report(const StepRecord &record);
 
+  /// The validation loss of the weights a run starts with (before step
+  /// `step` + 1): a line "step S/K: val loss V" and a metrics record with
+  /// no loss.
+  runtime::Status reportValidation(int64_t step, double valLoss);
+
   /// The learning rate step `index` (0-based) applies; nullopt for a
   /// forward-only package.
   std::optional<double> learningRate(int64_t index) const;
@@ -52,6 +59,8 @@ public:
   std::optional<double> mfu(double seconds) const;
 
 private:
+  runtime::Status flushMetrics();
+
   int64_t totalSteps, logEvery, tokensPerStep;
   double stepFlops = 0.0, peakFlops = 0.0; // peakFlops 0: unknown
   FILE *out, *metrics;

@@ -67,13 +67,13 @@ bool returnsNamedLoss(func::FuncOp func, func::ReturnOp ret) {
 
 void FunctionLowering::addGlobals() {
   // A rank holds only its stage's parameters and state: the globals its
-  // function reads or writes.
+  // function reads or writes; so does an evaluation.
   llvm::StringSet<> referenced;
   for (Operation &op : *body)
     if (std::optional<StringRef> global = accessedGlobal(op))
       referenced.insert(*global);
   for (const GlobalBuffer &global : globals) {
-    if (isRankFunction() && !referenced.contains(global.name))
+    if ((isRankFunction() || trainProgram) && !referenced.contains(global.name))
       continue;
     BufferInfo buffer{global.name, global.type, global.kind, std::nullopt,
                       global.init, global.loc};
@@ -375,7 +375,7 @@ ProgramPlacement FunctionLowering::placement() const {
   return single;
 }
 
-LogicalResult FunctionLowering::run(OpBuilder &builder) {
+FailureOr<hetx::ProgramOp> FunctionLowering::run(OpBuilder &builder) {
   if (!func.getBody().hasOneBlock())
     return func.emitOpError("must have a single block to lower into a "
                             "straight-line program");
@@ -390,6 +390,6 @@ LogicalResult FunctionLowering::run(OpBuilder &builder) {
   for (Operation &op : *body)
     if (failed(lowerOp(&op)))
       return failure();
-  draft.finish(builder, func.getLoc(), placement(), hetg::modelFlops(func));
-  return success();
+  return draft.finish(builder, func.getLoc(), placement(),
+                      hetg::modelFlops(func), trainProgram);
 }

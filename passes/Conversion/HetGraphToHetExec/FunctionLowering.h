@@ -39,15 +39,19 @@ public:
   /// read several micro-batches of tokens and labels and returns its loss
   /// or nothing; the single function of a module without ranks gets every
   /// global and is a train step or a function returning output buffers.
+  /// An evaluation copy (hetd.eval) of the function lowered to
+  /// `trainProgram` gets the globals it references, and its program runs
+  /// in that program's arena.
   FunctionLowering(mlir::func::FuncOp func,
                    llvm::ArrayRef<GlobalBuffer> globals,
                    ConstantNames &constantNames,
-                   std::optional<ProgramPlacement> placement)
+                   std::optional<ProgramPlacement> placement,
+                   hetx::ProgramOp trainProgram = {})
       : func(func), globals(globals), constantNames(constantNames),
-        rankPlacement(std::move(placement)) {}
+        rankPlacement(std::move(placement)), trainProgram(trainProgram) {}
 
   /// Appends the function's program at the builder's insertion point.
-  mlir::LogicalResult run(mlir::OpBuilder &builder);
+  mlir::FailureOr<hetx::ProgramOp> run(mlir::OpBuilder &builder);
 
 private:
   bool isRankFunction() const { return rankPlacement.has_value(); }
@@ -72,6 +76,7 @@ private:
   llvm::ArrayRef<GlobalBuffer> globals;
   ConstantNames &constantNames;
   std::optional<ProgramPlacement> rankPlacement;
+  hetx::ProgramOp trainProgram;
   mlir::Block *body = nullptr;
   ProgramDraft draft;
   GlobalAccessPlan accesses;

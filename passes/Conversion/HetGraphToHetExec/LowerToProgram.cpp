@@ -4,7 +4,8 @@
 // functions (hetd.rank) gets one program per rank, `@rank<N>`, in rank
 // order; a module without them holds one function (a train step, or any
 // func.func of hetg ops over ml_program globals), which becomes `@rank0`.
-// The globals become the programs' parameter, state and constant buffers;
+// A function's evaluation copy (hetd.eval) becomes `@rank<N>_eval`, right
+// after it, in its arena. The globals become the programs' parameter, state and constant buffers;
 // the functions and globals are then erased.
 //
 //===----------------------------------------------------------------------===//
@@ -132,6 +133,8 @@ FailureOr<ProgramPlacement> readPlacement(func::FuncOp func) {
 struct FunctionToLower {
   func::FuncOp func;
   std::optional<ProgramPlacement> placement;
+  /// Its evaluation copy (hetd.eval), if the module has one.
+  func::FuncOp eval;
 };
 
 /// The single function of a module without rank functions.
@@ -181,12 +184,40 @@ selectRankFunctions(ArrayRef<func::FuncOp> funcs) {
   return functions;
 }
 
+/// Gives each evaluation copy (hetd.eval) to the function of its rank.
+LogicalResult attachEvaluations(ArrayRef<func::FuncOp> evals,
+                                MutableArrayRef<FunctionToLower> functions) {
+  for (func::FuncOp eval : evals) {
+    FunctionToLower *owner = &functions.front();
+    if (functions.front().placement) {
+      FailureOr<int32_t> rank = readIndex(eval, hetd::kRankAttr, -1);
+      if (failed(rank))
+        return failure();
+      owner = llvm::find_if(functions, [&](const FunctionToLower &function) {
+        return function.placement->rank == *rank;
+      });
+      if (owner == functions.end())
+        return eval.emitOpError("evaluates rank ")
+               << *rank << " (hetd.rank), which no rank function has";
+    }
+    if (owner->eval) {
+      InFlightDiagnostic diag =
+          eval.emitOpError("is a second evaluation (hetd.eval) of @")
+          << owner->func.getName();
+      diag.attachNote(owner->eval.getLoc()) << "the first one is here";
+      return diag;
+    }
+    owner->eval = eval;
+  }
+  return success();
+}
+
 FailureOr<SmallVector<FunctionToLower>> selectFunctions(ModuleOp module) {
-  SmallVector<func::FuncOp> funcs;
+  SmallVector<func::FuncOp> funcs, evals;
   bool anyRank = false;
   for (Operation &op : module.getBody()->getOperations()) {
     if (auto func = llvm::dyn_cast<func::FuncOp>(op)) {
-      funcs.push_back(func);
+      (func->hasAttr(hetd::kEvalAttr) ? evals : funcs).push_back(func);
       anyRank |= func->hasAttr(hetd::kRankAttr);
       continue;
     }
@@ -195,12 +226,21 @@ FailureOr<SmallVector<FunctionToLower>> selectFunctions(ModuleOp module) {
                             "module may hold only ml_program globals and "
                             "func.funcs");
   }
-  if (anyRank)
-    return selectRankFunctions(funcs);
-  FailureOr<FunctionToLower> single = selectSingleFunction(module, funcs);
-  if (failed(single))
+  SmallVector<FunctionToLower> functions;
+  if (anyRank) {
+    FailureOr<SmallVector<FunctionToLower>> ranks = selectRankFunctions(funcs);
+    if (failed(ranks))
+      return failure();
+    functions = std::move(*ranks);
+  } else {
+    FailureOr<FunctionToLower> single = selectSingleFunction(module, funcs);
+    if (failed(single))
+      return failure();
+    functions.push_back(*single);
+  }
+  if (failed(attachEvaluations(evals, functions)))
     return failure();
-  return SmallVector<FunctionToLower>{*single};
+  return functions;
 }
 
 struct HetxLowerToProgram
@@ -212,11 +252,12 @@ struct HetxLowerToProgram
     if (failed(functions))
       return signalPassFailure();
     for (FunctionToLower &function : *functions)
-      if (function.func.isExternal()) {
-        function.func.emitOpError("is only a declaration; a program lowers "
-                                  "a function with a body");
-        return signalPassFailure();
-      }
+      for (func::FuncOp func : {function.func, function.eval})
+        if (func && func.isExternal()) {
+          func.emitOpError("is only a declaration; a program lowers a "
+                           "function with a body");
+          return signalPassFailure();
+        }
     SmallVector<GlobalBuffer> globals;
     for (auto global : module.getOps<ml_program::GlobalOp>()) {
       FailureOr<GlobalBuffer> buffer = classifyGlobal(global);
@@ -227,11 +268,18 @@ struct HetxLowerToProgram
 
     OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
     ConstantNames constantNames;
-    for (FunctionToLower &function : *functions)
-      if (failed(FunctionLowering(function.func, globals, constantNames,
-                                  function.placement)
-                     .run(builder)))
+    for (FunctionToLower &function : *functions) {
+      FailureOr<hetx::ProgramOp> program =
+          FunctionLowering(function.func, globals, constantNames,
+                           function.placement)
+              .run(builder);
+      if (failed(program) ||
+          (function.eval &&
+           failed(FunctionLowering(function.eval, globals, constantNames,
+                                   function.placement, *program)
+                      .run(builder))))
         return signalPassFailure();
+    }
     // The programs replace the functions and the globals they read.
     for (Operation &op :
          llvm::make_early_inc_range(module.getBody()->getOperations()))

@@ -6,6 +6,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
 using namespace hetc;
@@ -86,17 +87,21 @@ void ProgramDraft::computeLiveness() {
     touch(output, end);
 }
 
-hetx::ProgramOp ProgramDraft::finish(OpBuilder &builder, Location loc,
-                                     const ProgramPlacement &placement,
-                                     int64_t modelFlops) {
-  computeLiveness();
+/// Whether a buffer of `kind` holds what the step keeps for the next one.
+static bool keepsState(hetx::BufferKind kind) {
+  return kind == hetx::BufferKind::parameter ||
+         kind == hetx::BufferKind::optimizer_state ||
+         kind == hetx::BufferKind::constant;
+}
+
+ProgramDraft::Layout ProgramDraft::layOut() const {
   std::vector<lower::BufferRequest> requests;
-  std::vector<int> requestOf(buffers.size(), -1);
+  std::vector<int> owners;
   for (auto [index, buffer] : llvm::enumerate(buffers)) {
     if (buffer.aliasOf >= 0)
       continue;
     int64_t bytes = byteSize(buffer.type);
-    requestOf[index] = static_cast<int>(requests.size());
+    owners.push_back(static_cast<int>(index));
     if (buffer.kind != hetx::BufferKind::activation)
       requests.push_back(lower::BufferRequest::persistentBuffer(bytes));
     else
@@ -104,26 +109,109 @@ hetx::ProgramOp ProgramDraft::finish(OpBuilder &builder, Location loc,
           bytes, std::min(buffer.firstUse, buffer.lastUse), buffer.lastUse));
   }
   lower::MemoryPlan plan = lower::planMemory(requests);
+  Layout layout;
+  layout.offsets.assign(buffers.size(), 0);
+  for (auto [request, owner] : llvm::enumerate(owners))
+    layout.offsets[owner] = plan.offsets[request];
+  layout.arenaBytes = plan.arenaBytes;
+  return layout;
+}
+
+FailureOr<ProgramDraft::Layout>
+ProgramDraft::layOutBeside(hetx::ProgramOp trainProgram) const {
+  // What the training program keeps between its steps, by name: the
+  // evaluation reads it in place and writes nowhere in it.
+  llvm::StringMap<hetx::BufferOp> kept;
+  int64_t keptEnd = 0;
+  for (hetx::BufferOp buffer : trainProgram.getBuffers()) {
+    if (buffer.isAlias() || !keepsState(buffer.getKind()))
+      continue;
+    kept[buffer.getName()] = buffer;
+    keptEnd = std::max(keptEnd, buffer.getOffsetAttr().getInt() +
+                                    buffer.getByteSize());
+  }
+  Layout layout;
+  layout.offsets.assign(buffers.size(), 0);
+  std::vector<lower::BufferRequest> requests;
+  std::vector<int> requested, ownConstants;
+  for (auto [index, buffer] : llvm::enumerate(buffers)) {
+    if (buffer.aliasOf >= 0)
+      continue;
+    int64_t bytes = byteSize(buffer.type);
+    if (keepsState(buffer.kind)) {
+      auto it = kept.find(buffer.name);
+      if (it != kept.end() && it->second.getResult().getType() == buffer.type) {
+        layout.offsets[index] = it->second.getOffsetAttr().getInt();
+        continue;
+      }
+      if (buffer.kind != hetx::BufferKind::constant)
+        return emitError(buffer.loc)
+               << "the evaluation reads " << hetx::stringifyBufferKind(buffer.kind)
+               << " '" << buffer.name << "' of type " << buffer.type
+               << ", which the training program of rank "
+               << trainProgram.getRankAttr().getInt() << " does not hold";
+      ownConstants.push_back(static_cast<int>(index));
+      continue;
+    }
+    requested.push_back(static_cast<int>(index));
+    requests.push_back(
+        buffer.kind == hetx::BufferKind::activation
+            ? lower::BufferRequest::activation(
+                  bytes, std::min(buffer.firstUse, buffer.lastUse),
+                  buffer.lastUse)
+            : lower::BufferRequest::persistentBuffer(bytes));
+  }
+  // Inputs and activations: where the training step keeps nothing.
+  lower::MemoryPlan plan = lower::planMemory(requests);
+  int64_t base = lower::alignTo(keptEnd);
+  for (auto [request, owner] : llvm::enumerate(requested))
+    layout.offsets[owner] = base + plan.offsets[request];
+  // Its own constants must survive the training steps: past both arenas.
+  int64_t cursor = lower::alignTo(
+      std::max(trainProgram.getArenaBytesAttr().getInt(), base + plan.arenaBytes));
+  for (int owner : ownConstants) {
+    layout.offsets[owner] = cursor;
+    cursor += lower::alignTo(byteSize(buffers[owner].type));
+  }
+  for (auto [index, buffer] : llvm::enumerate(buffers))
+    if (buffer.aliasOf < 0)
+      layout.arenaBytes = std::max(layout.arenaBytes,
+                                   layout.offsets[index] + byteSize(buffer.type));
+  layout.arenaBytes = lower::alignTo(layout.arenaBytes);
+  return layout;
+}
+
+FailureOr<hetx::ProgramOp>
+ProgramDraft::finish(OpBuilder &builder, Location loc,
+                     const ProgramPlacement &placement, int64_t modelFlops,
+                     hetx::ProgramOp trainProgram) {
+  computeLiveness();
+  FailureOr<Layout> layout =
+      trainProgram ? layOutBeside(trainProgram) : FailureOr<Layout>(layOut());
+  if (failed(layout))
+    return failure();
 
   MLIRContext *context = builder.getContext();
   auto program = hetx::ProgramOp::create(
       builder, loc,
-      builder.getStringAttr("rank" + std::to_string(placement.rank)),
+      builder.getStringAttr("rank" + std::to_string(placement.rank) +
+                            (trainProgram ? "_eval" : "")),
       builder.getI32IntegerAttr(placement.rank),
-      builder.getI64IntegerAttr(plan.arenaBytes),
+      builder.getI64IntegerAttr(layout->arenaBytes),
       builder.getI64IntegerAttr(placement.firstSample),
       builder.getI64IntegerAttr(placement.numSamples),
       builder.getI32IntegerAttr(placement.stage),
       builder.getI32IntegerAttr(placement.replica),
       placement.device ? builder.getStringAttr(*placement.device)
                        : StringAttr(),
-      builder.getI64IntegerAttr(modelFlops));
+      builder.getI64IntegerAttr(modelFlops),
+      trainProgram ? builder.getUnitAttr() : UnitAttr());
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(&program.getBody().emplaceBlock());
 
   SmallVector<Value> values;
   for (auto [index, buffer] : llvm::enumerate(buffers)) {
-    int64_t offset = plan.offsets[requestOf[rootOf(index)]] + buffer.viewOffset;
+    int64_t offset = layout->offsets[rootOf(index)] + buffer.viewOffset;
     auto op = hetx::BufferOp::create(
         builder, buffer.loc, buffer.type,
         builder.getI32IntegerAttr(static_cast<int32_t>(index)),

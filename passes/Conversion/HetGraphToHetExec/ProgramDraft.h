@@ -94,12 +94,24 @@ public:
 
   /// Plans the memory and appends `hetx.program @rank<N>` at the builder's
   /// insertion point; the program's step does `modelFlops` model FLOPs.
-  hetx::ProgramOp finish(mlir::OpBuilder &builder, mlir::Location loc,
-                         const ProgramPlacement &placement,
-                         int64_t modelFlops);
+  /// With a `trainProgram`, the program is its evaluation copy
+  /// `@rank<N>_eval`, laid out to run in its arena (HetExecOps.td); fails
+  /// when it reads a parameter or state the training program lacks.
+  mlir::FailureOr<hetx::ProgramOp>
+  finish(mlir::OpBuilder &builder, mlir::Location loc,
+         const ProgramPlacement &placement, int64_t modelFlops,
+         hetx::ProgramOp trainProgram = {});
 
 private:
+  struct Layout {
+    std::vector<int64_t> offsets; // per owning buffer; views: unused
+    int64_t arenaBytes = 0;
+  };
   void computeLiveness();
+  /// The buffers' own arena: persistent first, then the activations.
+  Layout layOut() const;
+  /// The arena of `trainProgram`, shared: see finish.
+  mlir::FailureOr<Layout> layOutBeside(hetx::ProgramOp trainProgram) const;
 
   std::vector<BufferInfo> buffers;
   std::vector<LaunchInfo> launches;

@@ -9,7 +9,8 @@ import sys
 
 
 def losses(path):
-    return [json.loads(line)["loss"] for line in open(path) if line.strip()]
+    records = [json.loads(line) for line in open(path) if line.strip()]
+    return [r["loss"] for r in records if "loss" in r]  # not validations alone
 
 
 a, b = losses(sys.argv[1]), losses(sys.argv[2])
