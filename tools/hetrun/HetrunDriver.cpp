@@ -74,8 +74,9 @@ Runs K training steps of a package that `hetc compile` wrote.
   --metrics FILE.jsonl    write (replacing FILE) one JSON object per step:
                           {"step", "loss", "lr", "tokens_per_s", "mfu",
                           "peak_mem_bytes", "step_ms", "elapsed_s", "eta_s"}
-                          (loss null when not finite; no lr for a
-                          forward-only package; no mfu without peaks;
+                          and "val_loss" after an evaluation (loss null
+                          when not finite; no lr for a forward-only
+                          package; no mfu without peaks;
                           peak_mem_bytes: one number per rank this process
                           runs, in rank order)
   --peak-tflops X         the peak dense TFLOP/s of each rank's device,
@@ -118,9 +119,9 @@ srun) each process runs one rank, and the job needs one process per rank.
 
 Each step prints one line on stdout (under mpirun, rank 0 prints, and
 writes --metrics and --save):
-  step S/K: loss L, lr X, R tokens/s, mfu U%, mem P MiB, M ms,
-  elapsed E s, eta T s
-X is the learning rate the step applied (the package's schedule, see
+  step S/K: loss L, [val loss V,] lr X, R tokens/s, mfu U%, mem P MiB,
+  M ms, elapsed E s, eta T s
+V is the validation loss, after the steps --val-data evaluates. X is the learning rate the step applied (the package's schedule, see
 `hetc compile --lr-schedule`). U is the model FLOPs of the step (the
 package's count over all ranks, recomputation left out) per second over
 the devices' summed peaks, shown when every rank's peak is known. P is
