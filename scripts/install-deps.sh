@@ -19,6 +19,10 @@ packages=(
   # Hugging Face models is scripts/setup-python.sh's venv)
   python3 python3-venv python3-torch python3-onnx python3-numpy
 )
+# `install-deps.sh fuzz` (make fuzz): clang with libFuzzer and its sanitizers.
+if [ "${1:-}" = fuzz ]; then
+  packages=(clang libclang-rt-dev)
+fi
 
 missing=()
 for pkg in "${packages[@]}"; do

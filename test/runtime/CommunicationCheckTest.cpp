@@ -65,6 +65,39 @@ TEST(CommunicationCheck, AMemberSkipsACollective) {
                       "differs between its members"));
 }
 
+// Sets the group of every collective of `ranks` to `group`.
+void regroup(std::vector<pkg::Program> &programs, std::vector<int> ranks,
+             std::vector<int64_t> group) {
+  for (int rank : ranks)
+    for (pkg::Instruction &inst : *programs[rank].mutable_instructions())
+      if (inst.kernel() == "all_gather" || inst.kernel() == "reduce_scatter") {
+        inst.mutable_attributes()->erase("group"); // setInts appends
+        setInts(inst, "group", group);
+      }
+}
+
+TEST(CommunicationCheck, AGroupOfRanksOutsideTheJob) {
+  std::vector<pkg::Program> programs = pipeline::package().programs;
+  regroup(programs, {1, 2}, {1, 2, 7});
+  EXPECT_TRUE(isError(check(programs), StatusCode::kInvalidArgument,
+                      "a collective's group names rank 7 of 3"));
+}
+
+TEST(CommunicationCheck, AGroupMemberThatRunsNoCollective) {
+  std::vector<pkg::Program> programs = pipeline::package().programs;
+  regroup(programs, {1, 2}, {0, 1, 2});
+  EXPECT_TRUE(isError(check(programs), StatusCode::kInvalidArgument,
+                      "is in a group with rank 0, which runs no collective "
+                      "in that group"));
+}
+
+TEST(CommunicationCheck, ARankOutsideItsCollectivesGroup) {
+  std::vector<pkg::Program> programs = pipeline::package().programs;
+  regroup(programs, {1, 2}, {1});
+  EXPECT_TRUE(isError(check(programs), StatusCode::kInvalidArgument,
+                      ": the group does not include rank 2"));
+}
+
 TEST(CommunicationCheck, PeerOutsideTheJob) {
   std::vector<pkg::Program> programs = pipeline::package().programs;
   setInt(*programs[0].mutable_instructions(find(programs[0], "send")), "peer", 5);
