@@ -174,6 +174,9 @@ YamlPlace YamlCopier::placeOf(yaml::Node *node, std::string path) const {
 
 llvm::Expected<YamlValue> YamlCopier::copy(yaml::Node *node,
                                            const YamlPlace &place) {
+  // No node: the parser found nothing it could read here.
+  if (!node)
+    return errorAt(place, "not valid YAML");
   YamlValue value;
   value.place = place;
   if (auto *scalar = llvm::dyn_cast<yaml::ScalarNode>(node)) {
@@ -224,9 +227,10 @@ llvm::Error YamlCopier::copyMapping(yaml::MappingNode &mapping,
                                    earlier->keyPlace.location + "); keep one");
     // A missing value has no place of its own, and an alias's is unreliable.
     yaml::Node *valueNode = entry.getValue();
-    YamlPlace valuePlace = llvm::isa<yaml::NullNode, yaml::AliasNode>(valueNode)
-                               ? keyPlace
-                               : placeOf(valueNode, keyPlace.path);
+    YamlPlace valuePlace =
+        llvm::isa_and_nonnull<yaml::NullNode, yaml::AliasNode>(valueNode)
+            ? keyPlace
+            : placeOf(valueNode, keyPlace.path);
     auto fieldValue = copy(valueNode, valuePlace);
     if (!fieldValue)
       return fieldValue.takeError();

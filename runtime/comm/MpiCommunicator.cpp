@@ -13,6 +13,10 @@
 // polled against the timeout; once every member is known to be there, the
 // creation cannot hang.
 //
+// Waits also watch the peers they wait for (internal/MpiPeerWatch.h): one
+// whose heartbeats stopped for the stall timeout ends the wait at once,
+// named, instead of at the per-wait limit.
+//
 // MPI's reduction order is the implementation's: Open MPI's default
 // all-reduce algorithms give every member the same bits in practice, but
 // MPI does not promise it (reduce_scatter results are per member anyway).
@@ -25,6 +29,7 @@
 
 #include "runtime/comm/internal/CallChecks.h"
 #include "runtime/comm/internal/CommErrors.h"
+#include "runtime/comm/internal/MpiPeerWatch.h"
 #include "runtime/comm/internal/PollUntil.h"
 
 #include <mpi.h>
@@ -117,9 +122,12 @@ void keepUntilExit(Abandoned abandoned) {
 
 class MpiCommunicator final : public Communicator {
 public:
+  /// `watch` (may be null) watches the peers for signs of life.
   MpiCommunicator(MPI_Comm world, int rank, int size,
-                  std::chrono::milliseconds timeout)
-      : world_(world), rank_(rank), size_(size), timeout_(timeout) {}
+                  std::chrono::milliseconds timeout,
+                  std::unique_ptr<internal::MpiPeerWatch> watch)
+      : world_(world), rank_(rank), size_(size), timeout_(timeout),
+        watch_(std::move(watch)) {}
   ~MpiCommunicator() override;
 
   int rank() const override { return rank_; }
@@ -149,7 +157,12 @@ private:
   Status isend(PendingSend &pending, const char *data, int bytes, int peer,
                int mpiTag);
   Status reapSends();
-  Status poll(MPI_Request *request, Clock::time_point deadline, bool *timedOut);
+  /// Polls `request` until it completes, `deadline` passes (`*timedOut`)
+  /// or one of `peers` stops sending heartbeats (`*stalled`, the peer).
+  Status poll(MPI_Request *request, const std::vector<int> &peers,
+              Clock::time_point deadline, bool *timedOut, int *stalled);
+  /// The error of a wait for `what` that `peer`'s silence ended.
+  Status peerStalled(const std::string &what, int peer) const;
   Status receive(void *data, int bytes, int peer, int mpiTag,
                  Clock::time_point deadline, bool *timedOut);
   // Receives `bytes` bytes in chunks into `data`, or, with `discard`, all
@@ -171,6 +184,7 @@ private:
   int rank_;
   int size_;
   std::chrono::milliseconds timeout_;
+  std::unique_ptr<internal::MpiPeerWatch> watch_;
   std::vector<PendingSend> pendingSends_;
   std::map<std::vector<int>, MPI_Comm> groupComms_;
   // After a collective timed out, its request may still complete into the
@@ -239,17 +253,26 @@ Status MpiCommunicator::reapSends() {
   return okStatus();
 }
 
-Status MpiCommunicator::poll(MPI_Request *request, Clock::time_point deadline,
-                             bool *timedOut) {
+Status MpiCommunicator::poll(MPI_Request *request, const std::vector<int> &peers,
+                             Clock::time_point deadline, bool *timedOut,
+                             int *stalled) {
+  *stalled = -1;
   return internal::pollUntil(
       deadline,
       [&](bool *done) {
         int flag = 0;
         HETC_MPI_RETURN_IF_ERROR(MPI_Test(request, &flag, MPI_STATUS_IGNORE));
-        *done = flag != 0;
+        if (!flag && watch_)
+          *stalled = watch_->stalled(peers);
+        *done = flag != 0 || *stalled >= 0;
         return okStatus();
       },
       timedOut);
+}
+
+Status MpiCommunicator::peerStalled(const std::string &what, int peer) const {
+  return makeStatus(StatusCode::kDeadlineExceeded, "rank ", rank_, ": ", what,
+                    ": waiting for ", watch_->describeStall(peer));
 }
 
 Status MpiCommunicator::receive(void *data, int bytes, int peer, int mpiTag,
@@ -257,12 +280,15 @@ Status MpiCommunicator::receive(void *data, int bytes, int peer, int mpiTag,
   MPI_Request request;
   HETC_MPI_RETURN_IF_ERROR(
       MPI_Irecv(data, bytes, MPI_BYTE, peer, mpiTag, world_, &request));
-  HETC_RETURN_IF_ERROR(poll(&request, deadline, timedOut));
-  if (*timedOut) {
+  int stalled = -1;
+  HETC_RETURN_IF_ERROR(poll(&request, {peer}, deadline, timedOut, &stalled));
+  if (*timedOut || stalled >= 0) {
     // Withdraw the receive so that MPI never writes `data` after we return.
     MPI_Cancel(&request);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
   }
+  if (stalled >= 0)
+    return peerStalled("recv from rank " + std::to_string(peer), stalled);
   return okStatus();
 }
 
@@ -381,6 +407,7 @@ Status MpiCommunicator::groupComm(const std::vector<int> &group,
                                        world_, &requests[i]));
   }
   bool timedOut = false;
+  int stalled = -1;
   HETC_RETURN_IF_ERROR(internal::pollUntil(
       deadline,
       [&](bool *done) {
@@ -388,11 +415,13 @@ Status MpiCommunicator::groupComm(const std::vector<int> &group,
         HETC_MPI_RETURN_IF_ERROR(MPI_Testall(static_cast<int>(requests.size()),
                                              requests.data(), &flag,
                                              MPI_STATUSES_IGNORE));
-        *done = flag != 0;
+        if (!flag && watch_)
+          stalled = watch_->stalled(others);
+        *done = flag != 0 || stalled >= 0;
         return okStatus();
       },
       &timedOut));
-  if (timedOut) {
+  if (timedOut || stalled >= 0) {
     std::vector<int> missing;
     for (size_t i = 0; i < others.size(); ++i) {
       int arrived = 0;
@@ -403,6 +432,8 @@ Status MpiCommunicator::groupComm(const std::vector<int> &group,
         missing.push_back(others[i]);
       }
     }
+    if (stalled >= 0)
+      return peerStalled(what, stalled);
     return internal::waitedTooLong(rank_, timeout_, what,
                                    internal::namedRanks(missing));
   }
@@ -433,20 +464,23 @@ Status MpiCommunicator::finishCollective(MPI_Request request,
                                          const std::string &what,
                                          Clock::time_point deadline,
                                          std::vector<std::vector<int>> arrays) {
-  bool timedOut = false;
-  HETC_RETURN_IF_ERROR(poll(&request, deadline, &timedOut));
-  if (!timedOut)
-    return okStatus();
-  // MPI cannot cancel a collective: keep what it may still use, and refuse
-  // every later call.
   std::vector<int> others;
   for (int member : group)
     if (member != rank_)
       others.push_back(member);
+  bool timedOut = false;
+  int stalled = -1;
+  HETC_RETURN_IF_ERROR(poll(&request, others, deadline, &timedOut, &stalled));
+  if (!timedOut && stalled < 0)
+    return okStatus();
+  // MPI cannot cancel a collective: keep what it may still use, and refuse
+  // every later call.
   std::string waitedFor = others.size() == 1
                               ? internal::namedRanks(others)
                               : "one of " + internal::namedRanks(others);
-  broken_ = internal::waitedTooLong(rank_, timeout_, what, waitedFor);
+  broken_ = stalled >= 0
+                ? peerStalled(what, stalled)
+                : internal::waitedTooLong(rank_, timeout_, what, waitedFor);
   keepUntilExit({{request}, std::move(arrays), nullptr});
   return broken_;
 }
@@ -525,12 +559,13 @@ void finalizeMpi() {
 }
 
 // Initializes MPI once per process and finalizes it at exit, unless
-// someone else initialized it (then they finalize it).
-Status initializeMpi() {
+// someone else initialized it (then they finalize it). `*multiple`: whether
+// threads may call MPI at once (the peer watch's heartbeats need it).
+Status initializeMpi(bool *multiple) {
+  static int provided = 0;
   static const Status initialized = [] {
     int already = 0;
     MPI_Initialized(&already);
-    int provided = 0;
     if (already) {
       MPI_Query_thread(&provided);
     } else {
@@ -539,7 +574,7 @@ Status initializeMpi() {
       if (finalized)
         return failedPrecondition("MPI was finalized already");
       int code =
-          MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+          MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
       if (code != MPI_SUCCESS)
         return makeStatus(StatusCode::kUnavailable,
                           "MPI_Init_thread failed with error code ", code);
@@ -552,7 +587,24 @@ Status initializeMpi() {
           "; the communicator needs MPI_THREAD_SERIALIZED");
     return okStatus();
   }();
+  *multiple = provided >= MPI_THREAD_MULTIPLE;
   return initialized;
+}
+
+// Every rank's host name (MPI_Get_processor_name), in rank order.
+std::vector<std::string> hostNames(MPI_Comm comm, int size) {
+  char mine[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(mine, &length);
+  std::vector<char> all(static_cast<size_t>(size) * MPI_MAX_PROCESSOR_NAME);
+  MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(),
+                MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
+  std::vector<std::string> names;
+  for (int r = 0; r < size; ++r) {
+    const char *name = all.data() + static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME;
+    names.emplace_back(name, strnlen(name, MPI_MAX_PROCESSOR_NAME));
+  }
+  return names;
 }
 
 } // namespace
@@ -570,8 +622,10 @@ bool launchedByMpi() {
 }
 
 Status createMpiCommunicator(std::chrono::milliseconds timeout,
+                             std::chrono::milliseconds stallTimeout,
                              std::unique_ptr<Communicator> *communicator) {
-  HETC_RETURN_IF_ERROR(initializeMpi());
+  bool multiple = false;
+  HETC_RETURN_IF_ERROR(initializeMpi(&multiple));
   int rank = 0;
   int size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -583,7 +637,17 @@ Status createMpiCommunicator(std::chrono::milliseconds timeout,
   if (code != MPI_SUCCESS)
     return mpiError(code, rank, "MPI_Comm_dup", __FILE__, __LINE__);
   MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
-  *communicator = std::make_unique<MpiCommunicator>(world, rank, size, timeout);
+  std::unique_ptr<internal::MpiPeerWatch> watch;
+  if (stallTimeout.count() > 0 && multiple && size > 1) {
+    MPI_Comm beats;
+    code = MPI_Comm_dup(MPI_COMM_WORLD, &beats);
+    if (code != MPI_SUCCESS)
+      return mpiError(code, rank, "MPI_Comm_dup", __FILE__, __LINE__);
+    watch = std::make_unique<internal::MpiPeerWatch>(
+        beats, rank, size, stallTimeout, hostNames(world, size));
+  }
+  *communicator = std::make_unique<MpiCommunicator>(world, rank, size, timeout,
+                                                    std::move(watch));
   return okStatus();
 }
 
@@ -596,6 +660,7 @@ namespace hetc::runtime::comm {
 bool launchedByMpi() { return false; }
 
 Status createMpiCommunicator(std::chrono::milliseconds timeout,
+                             std::chrono::milliseconds stallTimeout,
                              std::unique_ptr<Communicator> *communicator) {
   return unimplemented("this build of hetc has no MPI (it was not found when "
                        "the build was configured)");

@@ -24,8 +24,12 @@ namespace hetc::runtime::comm {
 bool launchedByMpi();
 
 /// Initializes MPI (once per process; finalized at exit) and returns the
-/// communicator of MPI_COMM_WORLD. UNIMPLEMENTED in builds without MPI.
+/// communicator of MPI_COMM_WORLD. Any one wait gives up after `timeout`;
+/// with `stallTimeout` > 0 (and MPI_THREAD_MULTIPLE), sooner when the peer
+/// it waits for has sent no heartbeat for that long, naming the peer and
+/// its host (internal/MpiPeerWatch.h). UNIMPLEMENTED in builds without MPI.
 Status createMpiCommunicator(std::chrono::milliseconds timeout,
+                             std::chrono::milliseconds stallTimeout,
                              std::unique_ptr<Communicator> *communicator);
 
 } // namespace hetc::runtime::comm

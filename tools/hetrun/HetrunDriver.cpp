@@ -102,12 +102,14 @@ Runs K training steps of a package that `hetc compile` wrote.
   --eval-batches M        with --val-data: batches per evaluation (default
                           10); FILE must hold M*B*T + 2 tokens,
                           so that no batch wraps around
-  --comm-timeout SECONDS  ranks as threads: a rank waiting for another
-                          that has shown no progress (completed no
-                          instruction, not waiting itself) for SECONDS
-                          ends the job with an error naming it (default
-                          30; a long step does not trip it). Under MPI: how
-                          long any one wait may last (default 600)
+  --comm-timeout SECONDS  a rank waiting for another that shows no sign of
+                          life for SECONDS ends the job with an error
+                          naming it (default 30; a long step does not trip
+                          it). Ranks as threads: no completed instruction
+                          and no wait of its own. Under MPI: no heartbeat
+                          (each process's watch thread sends them; a
+                          stopped process or an unreachable host sends
+                          none). Any one wait lasts at most 10 minutes
   --on-nonfinite stop|continue
                           when a step's loss is NaN or infinite: stop
                           (default; exit status 4, nothing saved) or
@@ -617,11 +619,12 @@ Status runTraining(const HetrunOptions &options, FILE *out, FILE *err,
   if (!runtime::comm::launchedByMpi())
     return train(options, nullptr, out, err, end);
   std::unique_ptr<runtime::comm::Communicator> world;
-  // MPI waits do not watch progress: the limit is per wait.
+  // A wait ends when its peer sends no heartbeat for the stall limit, and
+  // in any case after kCommTimeout.
   HETC_RETURN_IF_ERROR(runtime::comm::createMpiCommunicator(
-      options.commTimeout > 0
-          ? seconds(options.commTimeout)
-          : std::chrono::duration_cast<std::chrono::milliseconds>(kCommTimeout),
+      std::chrono::duration_cast<std::chrono::milliseconds>(kCommTimeout),
+      options.commTimeout > 0 ? seconds(options.commTimeout)
+                              : std::chrono::milliseconds(kStallTimeout),
       &world));
   Status status = train(options, world.get(), out, err, end);
   if (!status.ok()) {

@@ -235,6 +235,15 @@ Value NodeContext::scalarConstant(Type elementType, double value) {
 // Building ops
 //===----------------------------------------------------------------------===//
 
+LogicalResult NodeContext::checkOperands(const OperationState &state) {
+  for (auto [index, operand] : llvm::enumerate(state.operands))
+    if (!operand)
+      return emitError() << "lacks an input that " << state.name
+                         << " needs (operand #" << index
+                         << " is an empty input name)";
+  return success();
+}
+
 LogicalResult NodeContext::reportFailure(
     llvm::StringRef opName,
     llvm::function_ref<LogicalResult(std::optional<Location>)> fn) {

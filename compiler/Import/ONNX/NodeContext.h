@@ -152,6 +152,8 @@ public:
       OpTy::build(b, state, mlir::TypeRange(placeholder),
                   std::forward<Args>(args)...);
       state.types.clear();
+      if (mlir::failed(checkOperands(state)))
+        return mlir::failure();
       mlir::MLIRContext *ctx = b.getContext();
       if (mlir::failed(reportFailure(
               OpTy::getOperationName(), [&](std::optional<mlir::Location> loc) {
@@ -163,6 +165,8 @@ public:
         return mlir::failure();
     } else {
       OpTy::build(b, state, std::forward<Args>(args)...);
+      if (mlir::failed(checkOperands(state)))
+        return mlir::failure();
     }
     return finish(state);
   }
@@ -172,6 +176,9 @@ public:
   }
 
 private:
+  /// An error when an operand is missing: the node left an input it needs
+  /// empty.
+  mlir::LogicalResult checkOperands(const mlir::OperationState &state);
   /// Runs `fn`; when it fails, re-emits what it reported as one error
   /// naming the node and `opName`.
   mlir::LogicalResult reportFailure(

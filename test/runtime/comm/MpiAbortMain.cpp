@@ -18,7 +18,7 @@ using namespace std::chrono_literals;
 
 int main() {
   std::unique_ptr<comm::Communicator> comm;
-  Status status = comm::createMpiCommunicator(4s, &comm);
+  Status status = comm::createMpiCommunicator(4s, 0s, &comm);
   if (!status.ok()) {
     std::printf("%s\n", status.toString().c_str());
     return 1;

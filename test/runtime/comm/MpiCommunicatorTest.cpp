@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 namespace hetc::runtime::comm::test {
 namespace {
@@ -34,10 +35,13 @@ protected:
       GTEST_SKIP() << "needs 3 ranks, has " << comm_->worldSize();
   }
 
+  /// Without a stall limit, the heartbeats are off: a test whose ranks
+  /// leave early does not make the others' waits end for their silence.
   static std::unique_ptr<Communicator>
-  create(std::chrono::milliseconds timeout) {
+  create(std::chrono::milliseconds timeout,
+         std::chrono::milliseconds stallTimeout = 0ms) {
     std::unique_ptr<Communicator> comm;
-    Status status = createMpiCommunicator(timeout, &comm);
+    Status status = createMpiCommunicator(timeout, stallTimeout, &comm);
     EXPECT_TRUE(status.ok()) << status.toString();
     return comm;
   }
@@ -73,6 +77,51 @@ TEST_F(MpiCommunicatorTest, AllReduceIsBitIdenticalAcrossMembers) {
 
 TEST_F(MpiCommunicatorTest, StressOverlappingGroups) {
   checkStressOverlappingGroups(*comm_, 1000, 20240611);
+}
+
+// (Before the timeout tests: a wait that timed out leaves its message
+// behind, in the way of a later communicator that reuses its context.)
+//
+// A process whose heartbeats stop (here: its communicator is gone, as when
+// the process is stopped or its host unreachable) ends the waits for it
+// after the stall limit, long before the per-wait limit, named with its
+// host.
+TEST_F(MpiCommunicatorTest, SilentPeerIsNamedAfterTheStallLimit) {
+  std::unique_ptr<Communicator> comm = create(20s, 300ms);
+  if (comm->rank() != 1)
+    return;
+  std::vector<char> buffer(16);
+  const auto start = Clock::now();
+  Status status = comm->recv(0, buffer.data(), buffer.size(), 7);
+  EXPECT_EQ(status.code(), StatusCode::kDeadlineExceeded);
+  EXPECT_NE(status.message().find(
+                "rank 1: recv from rank 0: waiting for rank 0 (host "),
+            std::string::npos)
+      << status.toString();
+  EXPECT_NE(status.message().find(
+                "which has sent no heartbeat for 0.3 s: stopped, frozen, or "
+                "gone"),
+            std::string::npos)
+      << status.toString();
+  EXPECT_GE(secondsSince(start), 0.3);
+  EXPECT_LT(secondsSince(start), 5.0);
+}
+
+// Heartbeats keep a peer alive while it computes for longer than the stall
+// limit.
+TEST_F(MpiCommunicatorTest, BusyPeerIsNotStalled) {
+  std::unique_ptr<Communicator> comm = create(20s, 300ms);
+  char byte = 42;
+  if (comm->rank() == 0) {
+    std::this_thread::sleep_for(1500ms); // "a long step"
+    ASSERT_TRUE(comm->send(1, &byte, 1, 3).ok());
+  } else if (comm->rank() == 1) {
+    char got = 0;
+    Status status = comm->recv(0, &got, 1, 3);
+    EXPECT_TRUE(status.ok()) << status.toString();
+    EXPECT_EQ(got, 42);
+  }
+  checkAllReduce(*comm); // everyone is here before the watch stops
 }
 
 TEST_F(MpiCommunicatorTest, RecvTimeoutNamesBothRanks) {
