@@ -76,7 +76,8 @@ def load_metrics(path):
                     continue  # a validation before any step
                 if not isinstance(rec, dict) or "step" not in rec or "loss" not in rec:
                     raise InputError(f"{path}:{lineno}: a metrics record needs 'step' and 'loss'")
-                records.append((int(rec["step"]), float(rec["loss"]), rec.get("lr")))
+                loss = float("nan") if rec["loss"] is None else float(rec["loss"])  # null: not finite
+                records.append((int(rec["step"]), loss, rec.get("lr")))
     except OSError as e:
         raise InputError(f"cannot read metrics {path}: {e}") from None
     records.sort(key=lambda r: r[0])
@@ -187,6 +188,10 @@ def compare_losses(ref, cand, rtol, out):
         if r is None or c is None:
             out.append(f"  {i:>4}  {'-' if r is None else fmt(r):>16}  {'-' if c is None else fmt(c):>16}"
                        f"  {'':>9}  MISSING")
+            continue
+        if np.isnan(r) and np.isnan(c):
+            # Both skipped the step (a non-finite loss).
+            out.append(f"  {i:>4}  {'nan':>16}  {'nan':>16}  {'':>9}  both not finite")
             continue
         e = float(elementwise_error(np.array([r]), np.array([c]), 1e-12)[0])
         worst = max(worst, e)

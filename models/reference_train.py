@@ -197,7 +197,9 @@ def build_model(path, meta, inits, seq):
     unloaded = [n for n, p in model.named_parameters() if id(p) not in loaded]
     if unloaded:
         raise SystemExit(f"{path}: parameters not loaded: {unloaded}")
-    return family, config, model, cfg.vocab_size, {n: params[n] for n in inits}
+    # hetc freezes an initializer holding a non-finite value: so does this.
+    return family, config, model, cfg.vocab_size, {
+        n: params[n] for n in inits if np.isfinite(inits[n]).all()}
 
 
 # --------------------------------------------------------------------------- training
@@ -261,6 +263,7 @@ def train(args):
             return total / args.eval_batches
 
     losses = []
+    updates = 0  # optimizer steps taken (a skipped step takes none)
     val_losses = {}  # steps run -> mean validation loss, as hetrun evaluates
     if val_tokens is not None and args.eval_every:
         val_losses[0] = validate()
@@ -278,11 +281,13 @@ def train(args):
         if args.clip_norm > 0:
             torch.nn.utils.clip_grad_norm_([params[n] for n in names], args.clip_norm)
         lrs.append(opt.param_groups[0]["lr"])
-        opt.step()
-        scheduler.step()
         value = float(loss.detach().to(torch.float32).item())
-        if not np.isfinite(value):
+        if np.isfinite(value):
+            opt.step()
+            updates += 1
+        elif not args.skip_nonfinite:
             raise SystemExit(f"step {step}: loss is {value}")
+        scheduler.step()  # a skipped step still moves the schedule on
         losses.append(value)
         step_ms.append((time.perf_counter() - t_step) * 1e3)
         if val_tokens is not None and ((args.eval_every and (step + 1) % args.eval_every == 0)
@@ -313,7 +318,7 @@ def train(args):
             s = opt.state[params[n]]
             state[f"{n}.adam_m"] = as_f32(s["exp_avg"])
             state[f"{n}.adam_v"] = as_f32(s["exp_avg_sq"])
-        state["optimizer.step"] = np.array(args.steps, dtype=np.int64)
+        state["optimizer.step"] = np.array(updates, dtype=np.int64)
         safetensors_io.write(opt_path, state, metadata={"step": str(args.steps)})
     elif os.path.exists(opt_path):
         os.remove(opt_path)  # SGD has no state; do not leave a stale file behind
@@ -356,6 +361,9 @@ def main(argv=None):
                     "(default: after the last only)")
     ap.add_argument("--eval-batches", type=int, default=10, metavar="M",
                     help="with --val-data: batches per evaluation (default 10)")
+    ap.add_argument("--skip-nonfinite", action="store_true",
+                    help="skip the update of a step whose loss is not finite (hetrun "
+                    "--on-nonfinite skip) instead of stopping")
     ap.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
     ap.add_argument("--dtype", choices=["float32", "float64"], default="float32",
                     help="compute precision (float64 to calibrate tolerances; files stay F32)")

@@ -44,6 +44,9 @@ public:
   Status copyToHost(void *dst, const void *src, size_t bytes) override {
     return copyToDevice(dst, src, bytes);
   }
+  Status copyOnDevice(void *dst, const void *src, size_t bytes) override {
+    return copyToDevice(dst, src, bytes);
+  }
 
   Status runSpan(int, const std::function<Status()> &launch) override {
     return launch();

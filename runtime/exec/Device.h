@@ -49,6 +49,9 @@ public:
   /// the launches enqueued so far.
   virtual Status copyToDevice(void *dst, const void *src, size_t bytes) = 0;
   virtual Status copyToHost(void *dst, const void *src, size_t bytes) = 0;
+  /// Copies between two places of this device's memory, in order with the
+  /// launches.
+  virtual Status copyOnDevice(void *dst, const void *src, size_t bytes) = 0;
 
   /// Runs `launch`, which enqueues span `span`'s kernels (a run of compute
   /// instructions between two that cross ranks). The same span must

@@ -424,6 +424,37 @@ Status RankExecutor::restore(const std::vector<NamedTensor> &parameters,
   return okStatus();
 }
 
+namespace {
+
+// The bytes the training state spans: the parameters and optimizer state
+// lie in the persistent region at the start of the arena.
+int64_t trainingStateBytes(const hetc::pkg::Program &program) {
+  int64_t end = 0;
+  for (const Buffer &buffer : program.buffers())
+    if (buffer.alias_of() < 0 && (buffer.kind() == hetc::pkg::PARAMETER ||
+                                  buffer.kind() == hetc::pkg::OPTIMIZER_STATE))
+      end = std::max(end, buffer.offset() + bufferBytes(buffer));
+  return end;
+}
+
+} // namespace
+
+Status RankExecutor::keepTrainingState() {
+  HETC_RETURN_IF_ERROR(device_->bind());
+  int64_t bytes = trainingStateBytes(*train_.program);
+  if (keptState_.size() != bytes)
+    HETC_RETURN_IF_ERROR(keptState_.allocate(*device_, bytes),
+                         "keeping a copy of the training state");
+  return device_->copyOnDevice(keptState_.data(), arena_.data(),
+                               static_cast<size_t>(bytes));
+}
+
+Status RankExecutor::restoreTrainingState() {
+  HETC_RETURN_IF_ERROR(device_->bind());
+  return device_->copyOnDevice(arena_.data(), keptState_.data(),
+                               static_cast<size_t>(keptState_.size()));
+}
+
 Status RankExecutor::outputs(std::vector<NamedTensor> *tensors) const {
   return copyOut({train_.program->output_buffers().begin(),
                   train_.program->output_buffers().end()},

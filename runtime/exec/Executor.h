@@ -121,6 +121,13 @@ public:
   /// checkpoint's (whole tensors by name; a rank's pieces are sliced out).
   Status restore(const std::vector<hetc::package::NamedTensor> &parameters,
                  const std::vector<hetc::package::NamedTensor> &state);
+  /// Keeps a copy of the training state (the bytes of the parameters and
+  /// optimizer state, on the device) that restoreTrainingState() puts back:
+  /// a step whose loss is not finite is undone so (--on-nonfinite skip).
+  /// The copy takes as much device memory as the state.
+  Status keepTrainingState();
+  Status restoreTrainingState();
+
   /// Copies of the program's output buffers (a forward-only step's logits)
   /// after the last step, by buffer name.
   Status outputs(std::vector<hetc::package::NamedTensor> *tensors) const;
@@ -170,6 +177,7 @@ private:
   std::unique_ptr<Device> device_;
   Arena arena_;
   RankProgram train_, eval_;
+  Arena keptState_; // keepTrainingState's copy of the arena's first bytes
   comm::Communicator *communicator_ = nullptr;
   // The buffers holding named tensors (snapshot), by kind.
   std::vector<int> parameterBuffers_, constantBuffers_, stateBuffers_;

@@ -251,6 +251,22 @@ Status Job::anyAsksToStop(bool mine, bool *stop) {
   return okStatus();
 }
 
+Status Job::keepTrainingState() {
+  return onEveryRank([&](int lane) { return ranks_[lane]->keepTrainingState(); },
+                     [&](int lane) {
+                       return describeRank(package_->manifest,
+                                           ranks_[lane]->rank());
+                     });
+}
+
+Status Job::restoreTrainingState() {
+  return onEveryRank(
+      [&](int lane) { return ranks_[lane]->restoreTrainingState(); },
+      [&](int lane) {
+        return describeRank(package_->manifest, ranks_[lane]->rank());
+      });
+}
+
 Status Job::restore(const CheckpointTensors &checkpoint) {
   return onEveryRank(
       [&](int lane) {

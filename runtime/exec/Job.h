@@ -99,6 +99,12 @@ public:
   /// over the world; in one process, `mine`).
   Status anyAsksToStop(bool mine, bool *stop);
 
+  /// Every local rank keeps a copy of its training state (on its device)
+  /// that restoreTrainingState() puts back: how a step whose loss is not
+  /// finite is skipped.
+  Status keepTrainingState();
+  Status restoreTrainingState();
+
   /// Loads a checkpoint's parameters and optimizer state (whole tensors
   /// by name) into every rank this process hosts.
   Status restore(const CheckpointTensors &checkpoint);

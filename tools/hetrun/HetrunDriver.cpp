@@ -110,10 +110,15 @@ Runs K training steps of a package that `hetc compile` wrote.
                           (each process's watch thread sends them; a
                           stopped process or an unreachable host sends
                           none). Any one wait lasts at most 10 minutes
-  --on-nonfinite stop|continue
+  --on-nonfinite stop|skip|continue
                           when a step's loss is NaN or infinite: stop
-                          (default; exit status 4, nothing saved) or
-                          continue
+                          (default; exit status 4, nothing saved), skip
+                          the step (its update is undone: every rank keeps
+                          a copy of its parameters and optimizer state on
+                          its device, as much memory again, and restores
+                          it; the data and the learning-rate schedule move
+                          on, as torch's GradScaler skips a step), or
+                          continue with the update
   -h, --help              print this help
 
 All ranks of the package run as threads of this process; under mpirun (or
@@ -253,10 +258,14 @@ Status parseArguments(const std::vector<std::string> &args,
     } else if (arg == "--resume") {
       options->resume = value;
     } else if (arg == "--on-nonfinite") {
-      if (value != "stop" && value != "continue")
-        return invalidArgument("--on-nonfinite must be stop or continue, got '",
-                               value, "'");
-      options->stopOnNonFinite = value == "stop";
+      using NonFinite = HetrunOptions::NonFinite;
+      if (value != "stop" && value != "skip" && value != "continue")
+        return invalidArgument(
+            "--on-nonfinite must be stop, skip or continue, got '", value,
+            "'");
+      options->onNonFinite = value == "stop"   ? NonFinite::kStop
+                             : value == "skip" ? NonFinite::kSkip
+                                               : NonFinite::kContinue;
     } else if (arg == "--peak-tflops" || arg == "--comm-timeout") {
       double *number = arg == "--peak-tflops" ? &options->peakTflops
                                               : &options->commTimeout;
@@ -535,7 +544,21 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
   for (int64_t step = firstStep; step < options.steps; ++step) {
     Clock::time_point stepBegin = Clock::now();
     float loss = 0.0f;
+    bool skips = options.onNonFinite == HetrunOptions::NonFinite::kSkip;
+    if (skips)
+      HETC_RETURN_IF_ERROR(job->keepTrainingState());
     HETC_RETURN_IF_ERROR(job->runStep(step, data, &loss));
+    // Every process has the summed loss, so all skip or stop alike.
+    if (skips && !std::isfinite(loss)) {
+      HETC_RETURN_IF_ERROR(job->restoreTrainingState());
+      std::string ranks = job->describeNonFiniteLosses();
+      if (!ranks.empty())
+        std::fprintf(err,
+                     "hetrun: step %lld: non-finite loss on %s; skipped: "
+                     "the parameters and optimizer state are those before "
+                     "it\n",
+                     static_cast<long long>(step + 1), ranks.c_str());
+    }
     StepRecord record;
     record.step = step + 1;
     record.loss = loss;
@@ -558,8 +581,8 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
     if (reports)
       HETC_RETURN_IF_ERROR(progress.report(record), "--metrics '",
                            options.metrics, "'");
-    // Every process has the summed loss, so all stop at the same step.
-    if (!std::isfinite(loss) && options.stopOnNonFinite) {
+    if (!std::isfinite(loss) &&
+        options.onNonFinite == HetrunOptions::NonFinite::kStop) {
       std::string ranks = job->describeNonFiniteLosses();
       if (!ranks.empty())
         std::fprintf(err, "hetrun: step %lld: non-finite loss on %s\n",
@@ -569,8 +592,8 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
                      "hetrun: error: step %lld: the loss is %s; stopping "
                      "without saving (the parameters may no longer be "
                      "finite). Resume from an earlier checkpoint with a "
-                     "smaller --lr or --clip-norm, or keep going with "
-                     "--on-nonfinite continue\n",
+                     "smaller --lr or --clip-norm, or skip such steps "
+                     "with --on-nonfinite skip\n",
                      static_cast<long long>(step + 1),
                      std::isnan(loss) ? "nan" : "infinite");
       std::fflush(err);

@@ -40,7 +40,9 @@ struct HetrunOptions {
   std::string outputs; // safetensors file of the last step's outputs
   double peakTflops = 0; // per rank, where the package names no peak
   double commTimeout = 0; // seconds; 0: the defaults (HetrunDriver.cpp)
-  bool stopOnNonFinite = true; // --on-nonfinite stop (else continue)
+  /// --on-nonfinite: what a step whose loss is not finite does.
+  enum class NonFinite { kStop, kContinue, kSkip };
+  NonFinite onNonFinite = NonFinite::kStop;
   bool help = false;
 };
 

@@ -42,6 +42,7 @@ public:
   void release(void *data) override;
   Status copyToDevice(void *dst, const void *src, size_t bytes) override;
   Status copyToHost(void *dst, const void *src, size_t bytes) override;
+  Status copyOnDevice(void *dst, const void *src, size_t bytes) override;
   Status runSpan(int span, const std::function<Status()> &launch) override;
   Status synchronize() override;
 
@@ -144,6 +145,14 @@ Status CudaDevice::copyToHost(void *dst, const void *src, size_t bytes) {
   HETC_CUDA_RETURN_IF_ERROR(
       cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
   return synchronize();
+}
+
+Status CudaDevice::copyOnDevice(void *dst, const void *src, size_t bytes) {
+  if (bytes == 0)
+    return okStatus();
+  HETC_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_));
+  return okStatus();
 }
 
 Status CudaDevice::capture(int span, const std::function<Status()> &launch,
