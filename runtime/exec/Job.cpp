@@ -6,6 +6,7 @@
 #include "runtime/cpu/Threading.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -103,13 +104,26 @@ Status Job::createForRank(const LoadedPackage &package,
   return okStatus();
 }
 
-Job::~Job() = default;
+Job::~Job() {
+  if (threads_ && !threads_->abandoned().empty()) {
+    // A rank given up on may still run in the executors and communicators:
+    // they stay, for the moment until the process ends.
+    for (auto &rank : ranks_)
+      (void)rank.release();
+    for (auto &communicator : inProcessWorld_)
+      (void)communicator.release();
+    for (auto &communicator : launchCommunicators_)
+      (void)communicator.release();
+    (void)threads_.release();
+  }
+}
 
 Status Job::start(const LoadedPackage &package, const KernelRegistry &registry,
                   const JobOptions &options) {
   package_ = &package;
   HETC_RETURN_IF_ERROR(checkComputesALoss(package));
   int lanes = static_cast<int>(communicators_.size());
+  stallTimeout_ = options.stallTimeout;
   threadsPerRank_ = options.threadsPerRank > 0
                         ? options.threadsPerRank
                         : std::max(1, cpu::numThreads() / lanes);
@@ -150,23 +164,40 @@ Status Job::startRank(int lane, const KernelRegistry &registry,
 
 Status Job::onEveryRank(const std::function<Status(int lane)> &task,
                         const std::function<std::string(int lane)> &describe) {
+  if (!threads_->abandoned().empty())
+    return failedPrecondition("the job gave up on a rank stuck in its step");
   bool inProcess = !inProcessWorld_.empty();
   std::mutex mutex;
   Status failure; // the first rank failing for its own reason, else ABORTED
-  threads_->run([&](int lane) {
-    Status status = task(lane);
-    if (status.ok())
-      return;
-    bool aborted = status.code() == StatusCode::kAborted;
-    if (inProcess && !aborted)
-      communicators_[lane]->abort(status.message());
-    if (describe)
-      status.annotate(describe(lane));
-    std::lock_guard<std::mutex> lock(mutex);
-    if (failure.ok() || (failure.code() == StatusCode::kAborted && !aborted))
-      failure = std::move(status);
-  });
-  return failure;
+  std::atomic<bool> failed{false};
+  bool finished = threads_->run(
+      [&](int lane) {
+        Status status = task(lane);
+        if (status.ok())
+          return;
+        bool aborted = status.code() == StatusCode::kAborted;
+        if (inProcess && !aborted)
+          communicators_[lane]->abort(status.message());
+        if (describe)
+          status.annotate(describe(lane));
+        std::lock_guard<std::mutex> lock(mutex);
+        if (failure.ok() || (failure.code() == StatusCode::kAborted && !aborted))
+          failure = std::move(status);
+        failed = true;
+      },
+      &failed, stallTimeout_);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (finished)
+    return failure;
+  // A rank stuck in a kernel ignores the abort: the job goes on without it
+  // (and ends with this error) rather than wait forever.
+  std::string stuck;
+  for (int lane : threads_->abandoned())
+    stuck += (stuck.empty() ? "" : ", ") +
+             (describe ? describe(lane) : "rank " + std::to_string(lane));
+  return makeStatus(failure.code(), failure.message(), "; still running ",
+                    stallTimeout_.count() / 1000.0,
+                    " s after that, and given up on: ", stuck);
 }
 
 Status Job::runStep(int64_t step, const TokenLoader &data, float *loss) {

@@ -10,8 +10,11 @@
 // Failure ends the job, never hangs it. In-process, a rank whose step fails
 // aborts the world, so the ranks waiting on it stop with ABORTED, and the
 // step reports the first rank that failed for its own reason, not the
-// ABORTED ones. In a world of processes, the process reports its error and
-// then calls abort(), which ends the other processes.
+// ABORTED ones. A rank stuck in a kernel ignores the abort: once another
+// rank failed, the job waits for it the stall timeout, then gives up on it
+// (the error names it) and leaves its thread and state alone, for the
+// process to end. In a world of processes, the process reports its error
+// and then calls abort(), which ends the other processes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -146,6 +149,9 @@ private:
   std::unique_ptr<RankThreads> threads_;
   int threadsPerRank_ = 1;
   std::vector<float> lastLosses_; // per local rank, from the last step
+  /// How long the job waits, after a rank failed, for ranks still in their
+  /// step before it gives up on them.
+  std::chrono::milliseconds stallTimeout_{0};
 };
 
 } // namespace hetc::runtime::exec

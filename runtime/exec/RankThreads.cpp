@@ -4,53 +4,83 @@
 
 namespace hetc::runtime::exec {
 
-RankThreads::RankThreads(int lanes, std::function<void(int)> setup) {
-  setup(0);
-  for (int lane = 1; lane < lanes; ++lane)
-    threads_.emplace_back([this, lane, setup] { serve(lane, setup); });
+RankThreads::RankThreads(int lanes, std::function<void(int)> setup)
+    : shared_(std::make_shared<Shared>()) {
+  shared_->busy.assign(static_cast<size_t>(lanes), false);
+  for (int lane = 0; lane < lanes; ++lane)
+    threads_.emplace_back(serve, shared_, lane, setup);
 }
 
 RankThreads::~RankThreads() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
+    std::lock_guard<std::mutex> lock(shared_->mutex);
+    shared_->stopping = true;
   }
-  started_.notify_all();
-  for (std::thread &thread : threads_)
-    thread.join();
+  shared_->started.notify_all();
+  for (size_t lane = 0; lane < threads_.size(); ++lane) {
+    bool left = false;
+    for (int abandoned : abandoned_)
+      left |= abandoned == static_cast<int>(lane);
+    if (left)
+      threads_[lane].detach();
+    else
+      threads_[lane].join();
+  }
 }
 
-void RankThreads::serve(int lane, const std::function<void(int)> &setup) {
+void RankThreads::serve(std::shared_ptr<Shared> shared, int lane,
+                        std::function<void(int)> setup) {
   setup(lane);
   uint64_t done = 0;
   for (;;) {
     const std::function<void(int)> *task;
     {
-      std::unique_lock<std::mutex> lock(mutex_);
-      started_.wait(lock, [&] { return stopping_ || generation_ != done; });
-      if (stopping_)
+      std::unique_lock<std::mutex> lock(shared->mutex);
+      shared->started.wait(
+          lock, [&] { return shared->stopping || shared->generation != done; });
+      if (shared->stopping)
         return;
-      done = generation_;
-      task = task_;
+      done = shared->generation;
+      task = shared->task;
     }
     (*task)(lane);
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (--pending_ == 0)
-      finished_.notify_one();
+    std::lock_guard<std::mutex> lock(shared->mutex);
+    shared->busy[lane] = false;
+    --shared->pending;
+    // Every lane that finishes wakes run(), which checks for a failure.
+    shared->finished.notify_one();
+    if (shared->stopping)
+      return;
   }
 }
 
-void RankThreads::run(const std::function<void(int)> &task) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    task_ = &task;
-    pending_ = static_cast<int>(threads_.size());
-    ++generation_;
+bool RankThreads::run(const std::function<void(int)> &task,
+                      const std::atomic<bool> *failed,
+                      std::chrono::milliseconds grace) {
+  if (!abandoned_.empty())
+    return false;
+  std::unique_lock<std::mutex> lock(shared_->mutex);
+  shared_->task = &task;
+  shared_->pending = static_cast<int>(threads_.size());
+  shared_->busy.assign(threads_.size(), true);
+  ++shared_->generation;
+  shared_->started.notify_all();
+  // Lanes report as they finish; a failure starts the grace period.
+  auto doneOrFailed = [&] {
+    return shared_->pending == 0 || (failed && failed->load());
+  };
+  shared_->finished.wait(lock, doneOrFailed);
+  if (shared_->pending > 0 &&
+      !shared_->finished.wait_for(lock, grace,
+                                  [&] { return shared_->pending == 0; })) {
+    for (size_t lane = 0; lane < shared_->busy.size(); ++lane)
+      if (shared_->busy[lane])
+        abandoned_.push_back(static_cast<int>(lane));
+    return false;
   }
-  started_.notify_all();
-  task(0);
-  std::unique_lock<std::mutex> lock(mutex_);
-  finished_.wait(lock, [&] { return pending_ == 0; });
+  return true;
 }
+
+std::vector<int> RankThreads::abandoned() const { return abandoned_; }
 
 } // namespace hetc::runtime::exec

@@ -4,47 +4,67 @@
 // each: they wait on each other's messages. A step of a small model takes
 // about a millisecond, so the threads persist across steps and meet at a
 // barrier; creating them per step would cost more than the step and start
-// a fresh OpenMP team in every rank every step.
+// a fresh OpenMP team in every rank every step. Every lane has a thread of
+// its own, so that the caller can give up on a lane stuck in a kernel.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef HETC_RUNTIME_EXEC_RANKTHREADS_H
 #define HETC_RUNTIME_EXEC_RANKTHREADS_H
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 namespace hetc::runtime::exec {
 
-/// `lanes` lanes: lane 0 is the calling thread, lanes 1.. are threads of
-/// their own. Not thread-safe: one caller.
+/// `lanes` lanes, each a thread. Not thread-safe: one caller.
 class RankThreads {
 public:
-  /// Starts the threads; every lane calls `setup(lane)` once, lane 0 right
-  /// here, the others on their thread before their first task.
+  /// Starts the threads; every lane calls `setup(lane)` once on its thread
+  /// before its first task.
   RankThreads(int lanes, std::function<void(int)> setup);
-  /// Stops and joins the threads.
+  /// Stops and joins the threads; lanes that were abandoned are left to
+  /// themselves.
   ~RankThreads();
   RankThreads(const RankThreads &) = delete;
   RankThreads &operator=(const RankThreads &) = delete;
 
-  /// Runs task(lane) on every lane at once; returns when all are done.
-  void run(const std::function<void(int)> &task);
+  /// Runs task(lane) on every lane at once and returns when all are done;
+  /// true. Once `*failed` is set (by a task), it waits at most `grace` more:
+  /// the lanes still running then are abandoned, and run returns false now
+  /// and at once on every later call. An abandoned lane keeps running what
+  /// it runs; its caller must end the process before that returns.
+  bool run(const std::function<void(int)> &task,
+           const std::atomic<bool> *failed = nullptr,
+           std::chrono::milliseconds grace = {});
+
+  /// The lanes given up on, in order.
+  std::vector<int> abandoned() const;
 
 private:
-  void serve(int lane, const std::function<void(int)> &setup);
+  // What the threads share, kept alive by abandoned ones too.
+  struct Shared {
+    std::mutex mutex;
+    std::condition_variable started, finished;
+    const std::function<void(int)> *task = nullptr;
+    uint64_t generation = 0; // counts run() calls
+    std::vector<bool> busy;  // per lane: running the current task
+    int pending = 0;         // lanes still running the current task
+    bool stopping = false;
+  };
+  static void serve(std::shared_ptr<Shared> shared, int lane,
+                    std::function<void(int)> setup);
 
+  std::shared_ptr<Shared> shared_;
   std::vector<std::thread> threads_;
-  std::mutex mutex_;
-  std::condition_variable started_, finished_;
-  const std::function<void(int)> *task_ = nullptr;
-  uint64_t generation_ = 0; // counts run() calls
-  int pending_ = 0;         // threads still running the current task
-  bool stopping_ = false;
+  std::vector<int> abandoned_;
 };
 
 } // namespace hetc::runtime::exec

@@ -14,6 +14,7 @@
 #include "TestUtil.h"
 
 #include <chrono>
+#include <thread>
 
 namespace hetc::runtime::test {
 namespace {
@@ -300,6 +301,61 @@ TEST(Job, AFailingRankEndsTheJobWithItsError) {
                       "sample 3, position 1: token id 9 (token 10 of data "
                       "file"));
   EXPECT_LT(Clock::now() - begin, std::chrono::seconds(10));
+}
+
+// A kernel that never returns, as one stuck on a lost GPU or in a loop: it
+// shows no progress and ignores the abort.
+Status sleepForever(const pkg::Instruction &, exec::BufferTable &) {
+  for (;;)
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+// Rank 1 is stuck in its step: rank 0, waiting for it, fails by the
+// watchdog; the job then waits the stall limit for rank 1, gives up on it
+// and ends with rank 0's error naming it, instead of hanging.
+TEST(Job, ARankStuckInAKernelDoesNotHangTheJob) {
+  static const exec::KernelRegistry *registry = [] {
+    auto *made = new exec::KernelRegistry(
+        exec::makeKernelRegistry(exec::cpu_backend::registerComputeKernels));
+    exec::KernelInfo stuck;
+    stuck.name = "sleep_forever";
+    stuck.numResults = 0;
+    stuck.run = sleepForever;
+    EXPECT_TRUE(made->add(stuck).ok());
+    return made;
+  }();
+  ProgramBuilder waiter(2, 1, 2);
+  waiter.setSamples(0, 1);
+  int y = waiter.f32("y", {1, 2});
+  recvFrom(waiter, y, 1, 0);
+  sumOfSquares(waiter, y, {1, 2});
+
+  ProgramBuilder stuck(2, 1, 2);
+  stuck.setSamples(1, 1);
+  int x = stuck.f32("x", {1, 2}, pkg::CONSTANT);
+  stuck.constant("x", {1, 2}, {1, 2});
+  stuck.launch("sleep_forever", {}, {});
+  sendTo(stuck, x, 0, 0);
+  stuck.setLoss(-1);
+
+  exec::LoadedPackage package = multiRankPackage({waiter, stuck});
+  exec::JobOptions options = withTimeout(std::chrono::seconds(20));
+  options.stallTimeout = std::chrono::milliseconds(300);
+  std::unique_ptr<Job> job;
+  HETC_ASSERT_OK(Job::createInProcess(package, *registry, options, &job));
+  Data data;
+  float loss;
+  Clock::time_point begin = Clock::now();
+  Status status = job->runStep(0, data.loader, &loss);
+  EXPECT_TRUE(isError(status, StatusCode::kDeadlineExceeded,
+                      "which has shown no progress for 0.3 s"));
+  EXPECT_TRUE(isError(status, StatusCode::kDeadlineExceeded,
+                      "; still running 0.3 s after that, and given up on: "
+                      "rank 1 (stage 0, replica 0)"));
+  EXPECT_LT(Clock::now() - begin, std::chrono::seconds(5));
+  EXPECT_TRUE(isError(job->runStep(1, data.loader, &loss),
+                      StatusCode::kFailedPrecondition,
+                      "the job gave up on a rank stuck in its step"));
 }
 
 TEST(Job, APackageWithoutALossIsNotTrained) {
