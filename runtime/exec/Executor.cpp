@@ -343,20 +343,50 @@ Status RankExecutor::runSpan(RankProgram &loaded, int index) {
   const hetc::pkg::Program &program = *loaded.program;
   if (span.crossesRanks) {
     const hetc::pkg::Instruction &inst = program.instructions(span.begin);
-    HETC_RETURN_IF_ERROR(runCommLaunch(loaded.commLaunches[span.begin], inst,
-                                       loaded.buffers, *communicator_),
+    HETC_RETURN_IF_ERROR(timed(loaded, span.begin,
+                               [&] {
+                                 return runCommLaunch(
+                                     loaded.commLaunches[span.begin], inst,
+                                     loaded.buffers, *communicator_);
+                               }),
                          describeInstruction(span.begin, inst));
     return okStatus();
   }
   return device_->runSpan(loaded.firstSpan + index, [&]() -> Status {
     for (int i = span.begin; i < span.end; ++i) {
       const hetc::pkg::Instruction &inst = program.instructions(i);
-      HETC_RETURN_IF_ERROR(loaded.kernels[i]->run(inst, loaded.buffers),
+      HETC_RETURN_IF_ERROR(timed(loaded, i,
+                                 [&] {
+                                   return loaded.kernels[i]->run(
+                                       inst, loaded.buffers);
+                                 }),
                            describeInstruction(i, inst));
       noteProgress();
     }
     return okStatus();
   });
+}
+
+Status RankExecutor::timed(const RankProgram &loaded, int index,
+                           const std::function<Status()> &launch) {
+  if (!profile_)
+    return launch();
+  RankProfile::Clock::time_point start = RankProfile::Clock::now();
+  Status status = launch();
+  LaunchRecord record;
+  record.rank = rank_;
+  record.step = profiledStep_;
+  record.instruction = index;
+  record.evaluation = profilingEvaluation_;
+  record.start = profile_->since(start);
+  record.seconds = profile_->since(RankProfile::Clock::now()) - record.start;
+  if (loaded.commLaunches[index].kind != CommKind::kNone) {
+    const hetc::pkg::Instruction &inst = loaded.program->instructions(index);
+    int id = inst.operands_size() ? inst.operands(0) : inst.results(0);
+    record.bytes = bufferBytes(loaded.program->buffers(id));
+  }
+  profile_->add(record);
+  return status;
 }
 
 void RankExecutor::noteProgress() {
@@ -383,6 +413,8 @@ Status RankExecutor::runInstructions(RankProgram &loaded) {
 
 Status RankExecutor::runStep(int64_t step, const TokenLoader &data,
                              float *loss) {
+  profiledStep_ = step;
+  profilingEvaluation_ = false;
   HETC_RETURN_IF_ERROR(fillInputs(train_, step, data));
   HETC_RETURN_IF_ERROR(runInstructions(train_), "step ", step);
   *loss = train_.loss;
@@ -394,6 +426,8 @@ Status RankExecutor::runEvaluation(int64_t batch, const TokenLoader &data,
   if (!hasEvaluation())
     return failedPrecondition("the package has no evaluation program for "
                               "rank ", rank_, " (compile it again)");
+  profiledStep_ = batch;
+  profilingEvaluation_ = true;
   HETC_RETURN_IF_ERROR(fillInputs(eval_, batch, data), "evaluation");
   HETC_RETURN_IF_ERROR(runInstructions(eval_), "evaluation batch ", batch);
   *loss = eval_.loss;

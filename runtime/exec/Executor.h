@@ -25,6 +25,7 @@
 #include "runtime/exec/CommKernels.h"
 #include "runtime/exec/Device.h"
 #include "runtime/exec/KernelRegistry.h"
+#include "runtime/exec/Profile.h"
 #include "runtime/package/Safetensors.h"
 
 #include <limits>
@@ -121,6 +122,11 @@ public:
   /// checkpoint's (whole tensors by name; a rank's pieces are sliced out).
   Status restore(const std::vector<hetc::package::NamedTensor> &parameters,
                  const std::vector<hetc::package::NamedTensor> &state);
+  /// Times every launch from now on into `profile` (null: stop), which
+  /// must outlive the runs. CPU timing: the launches of a device that
+  /// queues them would be timed as queued.
+  void setProfile(RankProfile *profile) { profile_ = profile; }
+
   /// Keeps a copy of the training state (the bytes of the parameters and
   /// optimizer state, on the device) that restoreTrainingState() puts back:
   /// a step whose loss is not finite is undone so (--on-nonfinite skip).
@@ -164,6 +170,10 @@ private:
   Status fillInputs(RankProgram &loaded, int64_t step, const TokenLoader &data);
   Status runInstructions(RankProgram &loaded);
   Status runSpan(RankProgram &loaded, int index);
+  /// Runs `launch`, instruction `index` of `loaded`, timed into the profile
+  /// when there is one.
+  Status timed(const RankProgram &loaded, int index,
+               const std::function<Status()> &launch);
   /// A sign of life for the ranks waiting on this one (Communicator.h).
   void noteProgress();
   Status copyOut(const std::vector<int> &ids,
@@ -178,6 +188,10 @@ private:
   Arena arena_;
   RankProgram train_, eval_;
   Arena keptState_; // keepTrainingState's copy of the arena's first bytes
+  RankProfile *profile_ = nullptr;
+  // What the launches being run belong to, for the profile.
+  int64_t profiledStep_ = 0;
+  bool profilingEvaluation_ = false;
   comm::Communicator *communicator_ = nullptr;
   // The buffers holding named tensors (snapshot), by kind.
   std::vector<int> parameterBuffers_, constantBuffers_, stateBuffers_;

@@ -282,6 +282,22 @@ Status Job::anyAsksToStop(bool mine, bool *stop) {
   return okStatus();
 }
 
+void Job::startProfile(std::chrono::steady_clock::time_point origin) {
+  profiles_.clear();
+  for (auto &rank : ranks_) {
+    profiles_.push_back(std::make_unique<RankProfile>(origin));
+    rank->setProfile(profiles_.back().get());
+  }
+}
+
+std::vector<LaunchRecord> Job::profileRecords() const {
+  std::vector<LaunchRecord> records;
+  for (const auto &profile : profiles_)
+    records.insert(records.end(), profile->records().begin(),
+                   profile->records().end());
+  return records;
+}
+
 Status Job::keepTrainingState() {
   return onEveryRank([&](int lane) { return ranks_[lane]->keepTrainingState(); },
                      [&](int lane) {

@@ -102,6 +102,12 @@ public:
   /// over the world; in one process, `mine`).
   Status anyAsksToStop(bool mine, bool *stop);
 
+  /// Times every launch of every local rank from now on (Profile.h), with
+  /// times counted from `origin`.
+  void startProfile(std::chrono::steady_clock::time_point origin);
+  /// The local ranks' records so far, rank by rank.
+  std::vector<LaunchRecord> profileRecords() const;
+
   /// Every local rank keeps a copy of its training state (on its device)
   /// that restoreTrainingState() puts back: how a step whose loss is not
   /// finite is skipped.
@@ -149,6 +155,7 @@ private:
   std::unique_ptr<RankThreads> threads_;
   int threadsPerRank_ = 1;
   std::vector<float> lastLosses_; // per local rank, from the last step
+  std::vector<std::unique_ptr<RankProfile>> profiles_; // per local rank
   /// How long the job waits, after a rank failed, for ranks still in their
   /// step before it gives up on them.
   std::chrono::milliseconds stallTimeout_{0};

@@ -79,6 +79,15 @@ Runs K training steps of a package that `hetc compile` wrote.
                           package; no mfu without peaks;
                           peak_mem_bytes: one number per rank this process
                           runs, in rank order)
+  --profile TRACE.json    time every launch of every step and write a
+                          Chrome trace (open it in Perfetto or
+                          chrome://tracing; the format of `hetc plan
+                          --trace`: one process per rank, thread 0 its
+                          compute launches, thread 1 its sends, receives
+                          and collectives with their bytes and waits),
+                          and print the time per kernel on stderr at the
+                          end. Under MPI each process writes its rank's
+                          TRACE.json.rank<N>. CPU backend only
   --peak-tflops X         the peak dense TFLOP/s of each rank's device,
                           for MFU, where the package has none (packages
                           compiled with --cluster carry their GPUs' peaks)
@@ -201,7 +210,7 @@ Status parseArguments(const std::vector<std::string> &args,
         "--threads", "--save",    "--metrics",    "--outputs",
         "--save-every", "--keep", "--resume", "--log-every",
         "--peak-tflops", "--on-nonfinite", "--comm-timeout", "--val-data",
-        "--eval-every", "--eval-batches"};
+        "--eval-every", "--eval-batches", "--profile"};
     bool known = false;
     for (const char *flag : kFlags)
       known |= arg == flag;
@@ -238,6 +247,8 @@ Status parseArguments(const std::vector<std::string> &args,
       options->save = value;
     } else if (arg == "--metrics") {
       options->metrics = value;
+    } else if (arg == "--profile") {
+      options->profile = value;
     } else if (arg == "--outputs") {
       options->outputs = value;
     } else if (arg == "--val-data") {
@@ -295,6 +306,10 @@ Status parseArguments(const std::vector<std::string> &args,
     return invalidArgument(evalFlag, " needs --val-data FILE");
   if (!options->outputs.empty() && options->steps == 0)
     return invalidArgument("--outputs needs at least one step (--steps)");
+  if (!options->profile.empty() && options->backend == "cuda")
+    return invalidArgument("--profile times the CPU backend's launches; GPU "
+                           "launches need CUDA events, which it does not "
+                           "record yet");
   if (options->backend != "cuda" && (options->shareGpu || !options->cudaGraphs))
     return invalidArgument(options->shareGpu ? "--share-gpu" : "--no-cuda-graphs",
                            " needs --backend cuda");
@@ -347,6 +362,48 @@ Status writeOutputs(const runtime::exec::RankExecutor &rank,
                                            "' to '" + path + "'");
   std::fprintf(err, "hetrun: wrote %zu output(s) to %s\n", tensors.size(),
                path.c_str());
+  return runtime::okStatus();
+}
+
+// Writes `text` to a temporary sibling of `path`, renamed into place.
+Status writeFileAtomically(const std::string &path, const std::string &text) {
+  std::string partial = path + ".partial";
+  FILE *file = std::fopen(partial.c_str(), "wb");
+  if (!file)
+    return runtime::errnoStatus(errno, "cannot create '" + partial + "'");
+  bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  written &= std::fclose(file) == 0;
+  if (!written) {
+    int error = errno;
+    std::remove(partial.c_str());
+    return runtime::errnoStatus(error, "cannot write '" + partial + "'");
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0)
+    return runtime::errnoStatus(errno, "cannot rename '" + partial +
+                                           "' to '" + path + "'");
+  return runtime::okStatus();
+}
+
+// --profile: the trace of this process's ranks (under MPI, to PATH.rank<N>)
+// and the time per kernel on `err`.
+Status writeProfile(const runtime::exec::Job &job,
+                    const runtime::exec::LoadedPackage &package,
+                    const std::string &path, bool perProcess, int64_t steps,
+                    FILE *err) {
+  std::vector<runtime::exec::LaunchRecord> records = job.profileRecords();
+  std::string file =
+      perProcess ? path + ".rank" + std::to_string(job.localRank(0).rank())
+                 : path;
+  HETC_RETURN_IF_ERROR(writeFileAtomically(
+      file, runtime::exec::chromeTrace(package.manifest, package.programs,
+                                        package.evalPrograms, records)));
+  std::fprintf(err, "hetrun: wrote the profile of %zu launches to %s\n%s",
+               records.size(), file.c_str(),
+               runtime::exec::profileSummary(package.programs,
+                                             package.evalPrograms, records,
+                                             steps)
+                   .c_str());
+  std::fflush(err);
   return runtime::okStatus();
 }
 
@@ -541,6 +598,8 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
                            "--metrics '", options.metrics, "'");
   }
   Clock::time_point begin = Clock::now();
+  if (!options.profile.empty())
+    job->startProfile(begin);
   for (int64_t step = firstStep; step < options.steps; ++step) {
     Clock::time_point stepBegin = Clock::now();
     float loss = 0.0f;
@@ -625,6 +684,10 @@ Status train(const HetrunOptions &options, runtime::comm::Communicator *world,
                  total * 1e3 / static_cast<double>(ran),
                  static_cast<double>(tokensPerStep * ran) / total);
 
+  if (!options.profile.empty())
+    HETC_RETURN_IF_ERROR(writeProfile(*job, package, options.profile,
+                                      world != nullptr, ran, err),
+                         "--profile '", options.profile, "'");
   if (reports && !options.outputs.empty())
     HETC_RETURN_IF_ERROR(writeOutputs(job->localRank(0), options.outputs, err));
   if (options.save.empty())

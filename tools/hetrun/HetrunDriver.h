@@ -37,6 +37,7 @@ struct HetrunOptions {
   int64_t evalEvery = 0; // with valData: every N steps (0: the last only)
   int64_t evalBatches = 10; // with valData: batches per evaluation
   std::string metrics;
+  std::string profile; // Chrome trace of every launch (CPU backend)
   std::string outputs; // safetensors file of the last step's outputs
   double peakTflops = 0; // per rank, where the package names no peak
   double commTimeout = 0; // seconds; 0: the defaults (HetrunDriver.cpp)
