@@ -249,6 +249,7 @@ FailureOr<pkg::Program> convertProgram(hetx::ProgramOp program,
                 &(*message->mutable_attributes())[param.getName().str()])))
           return failure();
     message->set_location(describe(launch.getLoc()));
+    message->set_flops(launch.getFlops().value_or(0));
   }
   hetx::ReturnOp ret = program.getReturn();
   out.set_loss_buffer(ret.getLoss() ? ids.lookup(ret.getLoss()) : -1);

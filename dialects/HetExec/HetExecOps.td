@@ -160,6 +160,9 @@ def HetX_LaunchOp : HetX_Op<"launch", [
     `reduce_scatter(x) -> (y)` and `all_gather(x) -> (y)` with `group` and
     `counts`.
 
+    `flops`, when present, counts the FLOPs of the launch by hetg's cost
+    conventions (what profiles divide by its time).
+
     ```mlir
     hetx.launch "matmul"(%b2, %b4) -> (%b5) params {transpose_rhs}
         : (memref<2x16x64xf32>, memref<256x64xf32>) -> (memref<2x16x256xf32>)
@@ -170,9 +173,11 @@ def HetX_LaunchOp : HetX_Op<"launch", [
   let arguments = (ins StrAttr:$kernel,
                        Arg<Variadic<HetX_Buffer>, "buffers read", [MemRead]>:$inputs,
                        Arg<Variadic<HetX_Buffer>, "buffers written", [MemWrite]>:$outputs,
-                       OptionalAttr<DictionaryAttr>:$params);
+                       OptionalAttr<DictionaryAttr>:$params,
+                       OptionalAttr<I64Attr>:$flops);
   let assemblyFormat = [{
     $kernel `(` $inputs `)` `->` `(` $outputs `)` (`params` $params^)?
+    (`flops` $flops^)?
     attr-dict `:` custom<LaunchTypes>(type($inputs), type($outputs))
   }];
   let hasVerifier = 1;

@@ -91,6 +91,8 @@ std::string chromeTrace(const hetc::pkg::Manifest &manifest,
        << "\", \"location\": " << quoted(inst.location());
     if (communication)
       os << ", \"bytes\": " << record.bytes;
+    if (inst.flops() > 0)
+      os << ", \"flops\": " << inst.flops();
     os << "}}";
   }
   os << "\n]}\n";
@@ -103,19 +105,21 @@ std::string profileSummary(const std::vector<hetc::pkg::Program> &programs,
                            int64_t steps) {
   struct Row {
     int64_t launches = 0, bytes = 0;
-    double seconds = 0.0;
+    double seconds = 0.0, flops = 0.0;
   };
   std::map<std::string, Row> rows;
   double total = 0.0;
   for (const LaunchRecord &record : records) {
-    std::string kernel =
-        instructionOf(programs, evalPrograms, record).kernel();
+    const hetc::pkg::Instruction &inst =
+        instructionOf(programs, evalPrograms, record);
+    std::string kernel = inst.kernel();
     if (record.evaluation)
       kernel += " (evaluation)";
     Row &row = rows[kernel];
     ++row.launches;
     row.seconds += record.seconds;
     row.bytes += record.bytes;
+    row.flops += static_cast<double>(inst.flops());
     total += record.seconds;
   }
   std::vector<std::pair<std::string, Row>> sorted(rows.begin(), rows.end());
@@ -124,23 +128,27 @@ std::string profileSummary(const std::vector<hetc::pkg::Program> &programs,
   });
   std::ostringstream os;
   char line[256];
-  std::snprintf(line, sizeof(line), "%-28s %9s %12s %12s %7s %10s\n", "kernel",
-                "launches", "total ms", "ms/step", "share", "GB/s");
+  std::snprintf(line, sizeof(line), "%-28s %9s %12s %12s %7s %10s %10s\n",
+                "kernel", "launches", "total ms", "ms/step", "share",
+                "GFLOP/s", "GB/s");
   os << line;
+  // "" where the launches count none, or took no time.
+  auto rate = [](double amount, double seconds) {
+    char text[32] = "";
+    if (amount > 0 && seconds > 0)
+      std::snprintf(text, sizeof(text), "%.3f", amount / seconds / 1e9);
+    return std::string(text);
+  };
   for (const auto &[kernel, row] : sorted) {
-    std::string bandwidth = "";
-    if (row.bytes > 0 && row.seconds > 0) {
-      char text[32];
-      std::snprintf(text, sizeof(text), "%.3f", row.bytes / row.seconds / 1e9);
-      bandwidth = text;
-    }
-    std::snprintf(line, sizeof(line), "%-28s %9lld %12.3f %12.4f %6.1f%% %10s\n",
+    std::snprintf(line, sizeof(line),
+                  "%-28s %9lld %12.3f %12.4f %6.1f%% %10s %10s\n",
                   kernel.c_str(), static_cast<long long>(row.launches),
                   row.seconds * 1e3,
                   steps > 0 ? row.seconds * 1e3 / static_cast<double>(steps)
                             : 0.0,
                   total > 0 ? 100.0 * row.seconds / total : 0.0,
-                  bandwidth.c_str());
+                  rate(row.flops, row.seconds).c_str(),
+                  rate(static_cast<double>(row.bytes), row.seconds).c_str());
     os << line;
   }
   std::snprintf(line, sizeof(line), "%-28s %9zu %12.3f %12.4f %6.1f%%\n",

@@ -59,8 +59,8 @@ std::string chromeTrace(const hetc::pkg::Manifest &manifest,
                         const std::vector<LaunchRecord> &records);
 
 /// The time per kernel over `records`, largest first: launches, total
-/// milliseconds, share of all launches' time, and for communication the
-/// bandwidth. `steps` is the number of training steps they span.
+/// milliseconds, share of all launches' time, the achieved GFLOP/s (from
+/// each launch's FLOP count) and for communication the bandwidth. `steps` is the number of training steps they span.
 std::string profileSummary(const std::vector<hetc::pkg::Program> &programs,
                            const std::vector<hetc::pkg::Program> &evalPrograms,
                            const std::vector<LaunchRecord> &records,

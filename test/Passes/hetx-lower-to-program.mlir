@@ -3,7 +3,8 @@
 // Every hetg op becomes a launch named after it, with its inherent
 // attributes (defaults and unit attributes included) as params. Arguments are
 // inputs by their hetg.name, globals parameters by their symbol, and the
-// returned scalar is the loss. model_flops sums the ops' FLOPs (CostOpInterface).
+// returned scalar is the loss. Each launch carries its op's FLOPs
+// (CostOpInterface), and model_flops sums them.
 
 // CHECK-LABEL: hetx.program @rank0
 // CHECK-SAME: arena_bytes = 384 : i64, first_sample = 0 : i64, model_flops = 472 : i64, num_samples = 2 : i64, rank = 0 : i32
@@ -16,7 +17,7 @@
 // CHECK-DAG: %[[L:b8]] = hetx.buffer 8 "cross_entropy.3" activation at 320 : memref<f32>
 // CHECK: hetx.launch "gather"(%[[W]], %[[IDS]]) -> (%[[E]]) params {axis = 0 : i64}
 // CHECK: hetx.launch "gelu"(%[[E]]) -> (%[[G]]) params {approximate = #hetg<gelu_approximation tanh>}
-// CHECK: hetx.launch "matmul"(%[[G]], %[[W]]) -> (%[[Y]]) params {transpose_rhs}
+// CHECK: hetx.launch "matmul"(%[[G]], %[[W]]) -> (%[[Y]]) params {transpose_rhs} flops 96 :
 // CHECK: hetx.launch "cross_entropy"(%{{.*}}, %{{.*}}) -> (%[[L]]) params {reduction = #hetg<loss_reduction mean>}
 // CHECK: hetx.return %[[L]] : memref<f32>
 // CHECK-NOT: func.func
@@ -71,7 +72,7 @@ module {
 // CHECK: %[[A:b1]] = hetx.buffer 1 "reshape.1" input(tokens) at 0 alias %[[IDS]] : memref<2x4xi64> : memref<8xi64>
 // CHECK: %[[B:b2]] = hetx.buffer 2 "reshape.2" input(tokens) at 0 alias %[[IDS]] : memref<2x4xi64> : memref<4x2xi64>
 // CHECK: %[[C:b3]] = hetx.buffer 3 "constant.0" constant at 64 init dense<2> : tensor<4x2xi64> : memref<4x2xi64>
-// CHECK: hetx.launch "mul"(%[[B]], %[[C]]) -> (%[[M:.*]]) :
+// CHECK: hetx.launch "mul"(%[[B]], %[[C]]) -> (%[[M:[^)]*]]) flops 8 :
 // CHECK-NOT: hetx.launch "reshape"
 // CHECK: hetx.launch "cast"(%[[M]])
 module {

@@ -278,6 +278,8 @@ FailureOr<int> FunctionLowering::resultBuffer(OpResult result,
 LogicalResult FunctionLowering::lowerLaunch(Operation *op) {
   StringRef kernel = op->getName().stripDialect();
   LaunchInfo launch{kernel.str(), {}, {}, paramsOf(op), op->getLoc()};
+  if (std::optional<hetg::OpCost> cost = hetg::getOpCost(op))
+    launch.flops = cost->flops;
   for (Value operand : op->getOperands())
     launch.inputs.push_back(bufferOf(operand));
   for (OpResult result : op->getResults()) {

@@ -236,7 +236,9 @@ ProgramDraft::finish(OpBuilder &builder, Location loc,
         builder, launch.loc, builder.getStringAttr(launch.kernel), inputs,
         outputValues,
         launch.params && !launch.params.empty() ? launch.params
-                                                : DictionaryAttr());
+                                                : DictionaryAttr(),
+        launch.flops > 0 ? builder.getI64IntegerAttr(launch.flops)
+                         : IntegerAttr());
   }
   SmallVector<Value> returned;
   for (int output : outputs)

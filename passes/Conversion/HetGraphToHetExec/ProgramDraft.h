@@ -53,6 +53,8 @@ struct LaunchInfo {
   llvm::SmallVector<int> inputs, outputs;
   mlir::DictionaryAttr params;
   mlir::Location loc;
+  /// The op's FLOPs (hetg's cost interface); 0: none counted.
+  int64_t flops = 0;
 };
 
 /// The program's attributes other than its memory plan.

@@ -25,6 +25,7 @@ for e in events:
     communication = e["cat"] == "communication"
     assert e["tid"] == (1 if communication else 0), e
     assert not communication or e["args"]["bytes"] > 0, e
+    assert e["name"] != "matmul" or e["args"]["flops"] > 0, e
     seen[(e["pid"], e["args"]["step"])].append(e["args"]["instruction"])
 fails = []
 if named != set(launches):
