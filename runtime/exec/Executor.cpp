@@ -338,6 +338,30 @@ Status RankExecutor::fillTokenInput(RankProgram &loaded, int64_t step,
   return device_->copyToDevice(view.data, upload_.data(), upload_.size());
 }
 
+template <typename Launch>
+Status RankExecutor::timed(const RankProgram &loaded, int index,
+                           Launch &&launch) {
+  if (!profile_)
+    return launch();
+  RankProfile::Clock::time_point start = RankProfile::Clock::now();
+  Status status = launch();
+  LaunchRecord record;
+  record.rank = rank_;
+  record.step = profiledStep_;
+  record.instruction = index;
+  record.evaluation = profilingEvaluation_;
+  record.start = profile_->since(start);
+  record.seconds = profile_->since(RankProfile::Clock::now()) - record.start;
+  record.communication = loaded.commLaunches[index].kind != CommKind::kNone;
+  if (record.communication) {
+    const hetc::pkg::Instruction &inst = loaded.program->instructions(index);
+    int id = inst.operands_size() ? inst.operands(0) : inst.results(0);
+    record.bytes = bufferBytes(loaded.program->buffers(id));
+  }
+  profile_->add(record);
+  return status;
+}
+
 Status RankExecutor::runSpan(RankProgram &loaded, int index) {
   const Span &span = loaded.spans[index];
   const hetc::pkg::Program &program = *loaded.program;
@@ -367,27 +391,6 @@ Status RankExecutor::runSpan(RankProgram &loaded, int index) {
   });
 }
 
-Status RankExecutor::timed(const RankProgram &loaded, int index,
-                           const std::function<Status()> &launch) {
-  if (!profile_)
-    return launch();
-  RankProfile::Clock::time_point start = RankProfile::Clock::now();
-  Status status = launch();
-  LaunchRecord record;
-  record.rank = rank_;
-  record.step = profiledStep_;
-  record.instruction = index;
-  record.evaluation = profilingEvaluation_;
-  record.start = profile_->since(start);
-  record.seconds = profile_->since(RankProfile::Clock::now()) - record.start;
-  if (loaded.commLaunches[index].kind != CommKind::kNone) {
-    const hetc::pkg::Instruction &inst = loaded.program->instructions(index);
-    int id = inst.operands_size() ? inst.operands(0) : inst.results(0);
-    record.bytes = bufferBytes(loaded.program->buffers(id));
-  }
-  profile_->add(record);
-  return status;
-}
 
 void RankExecutor::noteProgress() {
   if (communicator_)

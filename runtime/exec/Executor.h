@@ -171,9 +171,9 @@ private:
   Status runInstructions(RankProgram &loaded);
   Status runSpan(RankProgram &loaded, int index);
   /// Runs `launch`, instruction `index` of `loaded`, timed into the profile
-  /// when there is one.
-  Status timed(const RankProgram &loaded, int index,
-               const std::function<Status()> &launch);
+  /// when there is one (a template: no std::function per launch).
+  template <typename Launch>
+  Status timed(const RankProgram &loaded, int index, Launch &&launch);
   /// A sign of life for the ranks waiting on this one (Communicator.h).
   void noteProgress();
   Status copyOut(const std::vector<int> &ids,

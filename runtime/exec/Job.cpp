@@ -204,9 +204,7 @@ Status Job::runStep(int64_t step, const TokenLoader &data, float *loss) {
   std::vector<float> losses(ranks_.size(), 0.0f);
   HETC_RETURN_IF_ERROR(onEveryRank(
       [&](int lane) { return ranks_[lane]->runStep(step, data, &losses[lane]); },
-      [&](int lane) {
-        return describeRank(package_->manifest, ranks_[lane]->rank());
-      }));
+      describeLane()));
   lastLosses_ = losses;
   return sumLosses(losses, loss, "step " + std::to_string(step));
 }
@@ -219,9 +217,7 @@ Status Job::evaluate(int64_t batch, const TokenLoader &data, float *loss) {
       [&](int lane) {
         return ranks_[lane]->runEvaluation(batch, data, &losses[lane]);
       },
-      [&](int lane) {
-        return describeRank(package_->manifest, ranks_[lane]->rank());
-      }));
+      describeLane()));
   return sumLosses(losses, loss,
                    "evaluation batch " + std::to_string(batch));
 }
@@ -282,6 +278,12 @@ Status Job::anyAsksToStop(bool mine, bool *stop) {
   return okStatus();
 }
 
+std::function<std::string(int lane)> Job::describeLane() const {
+  return [this](int lane) {
+    return describeRank(package_->manifest, ranks_[lane]->rank());
+  };
+}
+
 void Job::startProfile(std::chrono::steady_clock::time_point origin) {
   profiles_.clear();
   for (auto &rank : ranks_) {
@@ -300,18 +302,13 @@ std::vector<LaunchRecord> Job::profileRecords() const {
 
 Status Job::keepTrainingState() {
   return onEveryRank([&](int lane) { return ranks_[lane]->keepTrainingState(); },
-                     [&](int lane) {
-                       return describeRank(package_->manifest,
-                                           ranks_[lane]->rank());
-                     });
+                     describeLane());
 }
 
 Status Job::restoreTrainingState() {
   return onEveryRank(
       [&](int lane) { return ranks_[lane]->restoreTrainingState(); },
-      [&](int lane) {
-        return describeRank(package_->manifest, ranks_[lane]->rank());
-      });
+      describeLane());
 }
 
 Status Job::restore(const CheckpointTensors &checkpoint) {
@@ -320,9 +317,7 @@ Status Job::restore(const CheckpointTensors &checkpoint) {
         return ranks_[lane]->restore(checkpoint.parameters,
                                      checkpoint.optimizerState);
       },
-      [&](int lane) {
-        return describeRank(package_->manifest, ranks_[lane]->rank());
-      });
+      describeLane());
 }
 
 Status Job::gatherTensors(std::vector<RankTensors> *ranks) {

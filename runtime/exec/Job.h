@@ -140,6 +140,8 @@ private:
   /// its own reason (not ABORTED), named by `describe(lane)` when given.
   Status onEveryRank(const std::function<Status(int lane)> &task,
                      const std::function<std::string(int lane)> &describe);
+  /// Names a local rank in errors: "rank 2 (stage 1, replica 0, ...)".
+  std::function<std::string(int lane)> describeLane() const;
   /// The sum of the ranks' shares `losses` over every process (`what`
   /// names the step in errors).
   Status sumLosses(const std::vector<float> &losses, float *loss,

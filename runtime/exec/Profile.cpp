@@ -13,11 +13,6 @@ namespace {
 constexpr int kComputeThread = 0;
 constexpr int kCommunicationThread = 1;
 
-bool isCommunication(const std::string &kernel) {
-  return kernel == "send" || kernel == "recv" || kernel == "all_reduce" ||
-         kernel == "reduce_scatter" || kernel == "all_gather";
-}
-
 /// `text` as a JSON string literal.
 std::string quoted(const std::string &text) {
   std::string out = "\"";
@@ -77,7 +72,7 @@ std::string chromeTrace(const hetc::pkg::Manifest &manifest,
   for (const LaunchRecord &record : records) {
     const hetc::pkg::Instruction &inst =
         instructionOf(programs, evalPrograms, record);
-    bool communication = isCommunication(inst.kernel());
+    bool communication = record.communication;
     os << separator << "{\"name\": " << quoted(inst.kernel())
        << ", \"cat\": \""
        << (communication ? "communication" : "compute") << "\", \"ph\": \"X\", "

@@ -28,6 +28,7 @@ struct LaunchRecord {
   int64_t step = 0;     // the step (from 0); -1 - batch for an evaluation
   int instruction = 0;  // index in the rank's program
   bool evaluation = false;
+  bool communication = false; // a send, receive or collective
   double start = 0.0;   // seconds since the job started
   double seconds = 0.0;
   int64_t bytes = 0;    // communication: the bytes sent or received
