@@ -307,3 +307,19 @@ module {
     return
   }
 }
+
+// -----
+
+module {
+  func.func @rank0() attributes {hetd.rank = 0 : i64, hetd.samples = array<i64: 0, 1>} {
+    return
+  }
+  // expected-note@below {{the first one is here}}
+  func.func @rank0_eval() attributes {hetd.eval, hetd.rank = 0 : i64, hetd.samples = array<i64: 0, 1>} {
+    return
+  }
+  // expected-error@below {{is a second evaluation (hetd.eval) of @rank0}}
+  func.func @rank0_eval2() attributes {hetd.eval, hetd.rank = 0 : i64, hetd.samples = array<i64: 0, 1>} {
+    return
+  }
+}

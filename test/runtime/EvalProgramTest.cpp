@@ -2,7 +2,9 @@
 
 #include "runtime/exec/EvalProgramCheck.h"
 #include "runtime/exec/Executor.h"
+#include "runtime/exec/ProgramCheck.h"
 
+#include "PipelineModel.h"
 #include "ProgramBuilder.h"
 #include "TestUtil.h"
 
@@ -107,6 +109,34 @@ TEST(EvalProgram, WritesNoParameter) {
   eval.launch("add", {0, 0}, {0});
   EXPECT_TRUE(isError(check(train, eval), StatusCode::kInvalidArgument,
                       "writes buffer 0 'w'; an evaluation changes nothing"));
+}
+
+TEST(EvalProgram, ComputesTheLossTheStepComputes) {
+  ProgramBuilder train = trainProgram(), eval = evalProgram();
+  eval.setLoss(-1);
+  EXPECT_TRUE(isError(check(train, eval), StatusCode::kInvalidArgument,
+                      "the evaluation computes no loss but the training step "
+                      "of rank 0 does"));
+}
+
+// Every rank has an evaluation program, or none does.
+TEST(EvalProgram, AllRanksOrNone) {
+  exec::LoadedPackage package = pipeline::package();
+  pkg::Manifest manifest = package.manifest;
+  manifest.mutable_ranks(1)->set_eval_program_file("rank1.eval.pb");
+  EXPECT_TRUE(isError(exec::validateManifest(manifest),
+                      StatusCode::kInvalidArgument,
+                      "manifest rank 1 has an evaluation program but rank 0 "
+                      "does not"));
+  manifest.mutable_ranks(0)->set_eval_program_file("rank0.eval.pb");
+  EXPECT_TRUE(isError(exec::validateManifest(manifest),
+                      StatusCode::kInvalidArgument,
+                      "manifest rank 2 lacks an evaluation program but rank 0 "
+                      "has one"));
+  manifest.mutable_ranks(2)->set_eval_program_file("../rank2.eval.pb");
+  EXPECT_TRUE(isError(exec::validateManifest(manifest),
+                      StatusCode::kInvalidArgument,
+                      "package files are plain names in the package folder"));
 }
 
 TEST(EvalProgram, OwnConstantsLiePastTheStepsArena) {
