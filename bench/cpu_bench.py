@@ -4,12 +4,13 @@ time and memory of `hetc compile` / `hetc profile` on GPT-2 124M. Prints figures
 not a test (nothing is checked against a threshold). See docs/performance.md.
 
     cpu_bench.py --bin BUILD/bin [--threads 1,2] [--steps K] [--warmup W]
-                 [--no-small] [--no-124m] [--keep DIR]
+                 [--no-small] [--no-large] [--no-124m] [--keep DIR]
 
 Step times: each model is compiled with `hetc compile --global-batch B --seq T
 --optimizer adamw --lr 1e-3` and trained `--steps K` with `hetrun --threads N --metrics`;
 the same steps on the same tokens are timed in PyTorch with models/reference_train.py
-(same model, parameters, batches, AdamW, torch.set_num_threads(N)). Each side's figure is
+(same model, parameters, batches, AdamW, torch.set_num_threads(N) and OpenBLAS limited to
+N threads too, which torch.set_num_threads does not do). Each side's figure is
 the median of the per-step wall times after the first W steps. The ratio is torch/hetrun:
 above 1 means hetrun is faster. "loss diff" is the largest difference of the per-step
 losses of the two runs, a check that both trained the same thing.
@@ -31,14 +32,17 @@ MODELS = os.path.join(ROOT, "models")
 FIXTURES = os.path.join(MODELS, "fixtures")
 PY = sys.executable or "/usr/bin/python3"
 
-# name, ONNX path (None: exported into the temp dir), export args, batch, seq, vocab, steps, warmup
+# name, ONNX path (None: exported into the temp dir), export args, batch, seq, vocab, size
 TINY = [
-    ("gpt2-tiny", os.path.join(FIXTURES, "gpt2-tiny-op17.onnx"), None, 8, 16, 256),
-    ("llama-tiny", os.path.join(FIXTURES, "llama-tiny-op17.onnx"), None, 8, 16, 256),
-    ("bert-tiny", os.path.join(FIXTURES, "bert-tiny-op17.onnx"), None, 8, 16, 256),
+    ("gpt2-tiny", os.path.join(FIXTURES, "gpt2-tiny-op17.onnx"), None, 8, 16, 256, "tiny"),
+    ("llama-tiny", os.path.join(FIXTURES, "llama-tiny-op17.onnx"), None, 8, 16, 256, "tiny"),
+    ("bert-tiny", os.path.join(FIXTURES, "bert-tiny-op17.onnx"), None, 8, 16, 256, "tiny"),
 ]
 SMALL = ("gpt2-small", None, ["--family", "gpt2", "--config", "small", "--seq", "128",
-                              "--opset", "17"], 8, 128, 4096)
+                              "--opset", "17"], 8, 128, 4096, "small")
+# d 768, 12 layers, T 256: where the matrix products dominate.
+LARGE = ("gpt2-large", None, ["--family", "gpt2", "--config", "bench-large", "--seq", "256",
+                              "--opset", "17"], 4, 256, 4096, "large")
 
 
 def run(cmd, **kw):
@@ -89,25 +93,33 @@ def hetrun_times(bin_dir, pkg, data, steps, threads, work):
 def torch_times(onnx, data, batch, seq, steps, threads, work):
     out = os.path.join(work, f"ref-{os.path.basename(onnx)}-t{threads}")
     times = out + ".times.json"
+    # torch.set_num_threads does not reach OpenBLAS's own thread pool, which
+    # torch's matrix products use: without these, "1 thread" runs them on
+    # every core.
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
+               MKL_NUM_THREADS=str(threads))
     run([PY, os.path.join(MODELS, "reference_train.py"), onnx, "--data", data,
          "--global-batch", str(batch), "--seq", str(seq), "--steps", str(steps),
          "--optimizer", "adamw", "--lr", "1e-3", "--threads", str(threads),
-         "--out", out, "--step-times", times])
+         "--out", out, "--step-times", times], env=env)
     losses = json.load(open(os.path.join(out, "losses.json")))
     return json.load(open(times)), losses
 
 
 def step_bench(args, work):
-    models = list(TINY) + ([] if args.no_small else [SMALL])
+    models = (list(TINY) + ([] if args.no_small else [SMALL]) +
+              ([] if args.no_large else [LARGE]))
+    steps_of = {"tiny": (args.steps, args.warmup), "small": (args.steps_small, args.warmup),
+                "large": (args.steps_large, args.warmup_large)}
     print(f"\n== training step time, AdamW lr 1e-3, median of steps after the first "
-          f"{args.warmup} ==")
+          f"{args.warmup} ({args.warmup_large} for {LARGE[0]}) ==")
     header = (f"{'model':<11} {'B x T':>8} {'threads':>7} {'hetrun ms/step':>14} "
               f"{'torch ms/step':>13} {'torch/hetrun':>12} {'loss diff':>9}")
     print(header)
     print("-" * len(header))
     sys.stdout.flush()
-    for name, onnx, export_args, batch, seq, vocab in models:
-        steps = args.steps if seq <= 16 else args.steps_small
+    for name, onnx, export_args, batch, seq, vocab, size in models:
+        steps, warmup = steps_of[size]
         if onnx is None:
             onnx = os.path.join(work, f"{name}.onnx")
             run([PY, os.path.join(MODELS, "export.py"), *export_args, "--out", onnx])
@@ -122,8 +134,8 @@ def step_bench(args, work):
         for threads in args.threads:
             h, hl = hetrun_times(args.bin, pkg, data, steps, threads, work)
             t, tl = torch_times(onnx, data, batch, seq, steps, threads, work)
-            hm = statistics.median(h[args.warmup:])
-            tm = statistics.median(t[args.warmup:])
+            hm = statistics.median(h[warmup:])
+            tm = statistics.median(t[warmup:])
             diff = max((abs(a - b) for a, b in zip(hl, tl) if a is not None), default=float("nan"))
             print(f"{name:<11} {f'{batch}x{seq}':>8} {threads:>7} {hm:>14.3f} {tm:>13.3f} "
                   f"{tm / hm:>12.2f} {diff:>9.1e}")
@@ -185,14 +197,21 @@ def main(argv=None):
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     ap.add_argument("--steps", type=int, default=60, help="steps per run of the tiny models")
     ap.add_argument("--steps-small", type=int, default=20, help="steps per run of gpt2-small")
+    ap.add_argument("--steps-large", type=int, default=6,
+                    help=f"steps per run of {LARGE[0]} (d 768, 12 layers, seq 256)")
     ap.add_argument("--warmup", type=int, default=5, help="leading steps left out of the median")
+    ap.add_argument("--warmup-large", type=int, default=2,
+                    help=f"leading steps of {LARGE[0]} left out of the median")
     ap.add_argument("--no-small", action="store_true", help="skip gpt2-small (seq 128)")
+    ap.add_argument("--no-large", action="store_true", help=f"skip {LARGE[0]} (seq 256)")
     ap.add_argument("--no-124m", action="store_true", help="skip the GPT-2 124M compile")
     ap.add_argument("--keep", metavar="DIR", help="work in DIR and keep it (default: a temp dir)")
     args = ap.parse_args(argv)
     args.threads = [int(x) for x in args.threads.split(",") if x]
     if min(args.steps, args.steps_small) <= args.warmup:
         ap.error("--steps and --steps-small must exceed --warmup")
+    if args.steps_large <= args.warmup_large:
+        ap.error("--steps-large must exceed --warmup-large")
 
     print(machine_line())
     print(f"torch: {run([PY, '-c', 'import torch; print(torch.__version__)']).strip()}, "

@@ -28,6 +28,9 @@ CONFIGS = {
     "tiny": GPT2Config(vocab_size=256, max_pos=64, n_layer=2, n_head=4, d_model=64),
     # A mid-size model for benchmarks (bench/), exported on the fly, never committed.
     "small": GPT2Config(vocab_size=4096, max_pos=256, n_layer=4, n_head=4, d_model=256),
+    # GPT-2 124M's layers with a small vocabulary: the benchmark row where the
+    # matrix products dominate.
+    "bench-large": GPT2Config(vocab_size=4096, max_pos=256, n_layer=12, n_head=12, d_model=768),
     "124m": GPT2Config(vocab_size=50257, max_pos=1024, n_layer=12, n_head=12, d_model=768),
     "350m": GPT2Config(vocab_size=50257, max_pos=1024, n_layer=24, n_head=16, d_model=1024),
 }

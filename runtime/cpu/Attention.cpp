@@ -1,19 +1,22 @@
 //===- Attention.cpp ------------------------------------------------------===//
 //
-// Row-blocked attention. Forward: per (head, block of queries), walk the key
-// blocks with an online softmax (running max and sum per row), so only a
-// [kBlockQ, kBlockK] tile of scores exists at a time; save the row's
-// log-sum-exp. Backward recomputes score tiles from lse and runs twice: in
-// parallel over key blocks for dk and dv (each key block visits the queries
-// in order) and over query blocks for dq. Every output element has one
-// writer and a fixed summation order, whatever the thread count.
+// Attention in blocks of kBlockQ queries, each against all the keys it may
+// see, as OpenBLAS products: scores S = scale Q K^T (plus the mask), an
+// exact softmax per row (its log-sum-exp saved), then O = P V. Only one
+// [kBlockQ, keys] tile of scores exists per thread. Backward recomputes P
+// from the saved log-sum-exp, block by block in query order within a head:
+// dV += P^T dO, dS = P (dO V^T - delta) scale, dQ = dS K, dK += dS^T Q. A
+// head is one task, so every output element has one writer and a fixed
+// order of sums, whatever the thread count.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/Attention.h"
 
+#include "runtime/cpu/internal/Blas.h"
 #include "runtime/cpu/internal/Broadcast.h"
 #include "runtime/cpu/internal/Parallel.h"
+#include "runtime/cpu/internal/VectorMath.h"
 
 #include <cmath>
 #include <limits>
@@ -23,8 +26,7 @@ namespace {
 
 using internal::parallelFor;
 
-constexpr int64_t kBlockQ = 32;
-constexpr int64_t kBlockK = 64;
+constexpr int64_t kBlockQ = 64;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 struct Geometry {
@@ -121,45 +123,27 @@ Shape withLast(const Geometry &g, int64_t rows, int64_t cols) {
   return s;
 }
 
-// t[w * kBlockK + c] = m[(j0 + c) * width + w]: a tile of keys (or values)
-// with the feature dimension outermost, so the products below run along
-// keys, contiguous and vectorizable, in a fixed order.
-void transposeTile(const float *m, int64_t width, int64_t j0, int64_t nc,
-                   float *t) {
-  for (int64_t c = 0; c < nc; ++c)
-    for (int64_t w = 0; w < width; ++w)
-      t[w * kBlockK + c] = m[(j0 + c) * width + w];
+// The keys query i may see: all, or [0, i] when causal.
+int64_t visibleKeys(const Geometry &g, bool causal, int64_t lastQuery) {
+  return causal ? std::min(g.tk, lastQuery + 1) : g.tk;
 }
 
-// out[c] = x . row c of the transposed tile, for c < nc.
-void rowDots(const float *x, const float *tile, int64_t width, int64_t nc,
-             float *out) {
-  for (int64_t c = 0; c < nc; ++c)
-    out[c] = 0.0f;
-  for (int64_t w = 0; w < width; ++w) {
-    float xv = x[w];
-    const float *tw = tile + w * kBlockK;
-    for (int64_t c = 0; c < nc; ++c)
-      out[c] += xv * tw[c];
-  }
-}
-
-// S[r * kBlockK + c] = scale * q_{i0+r} . k_{j0+c} + mask, -inf where causal
-// excludes the key; kT is the transposed key tile.
-void scoreTile(const float *q, const float *kT, int64_t d, int64_t i0,
-               int64_t nr, int64_t j0, int64_t nc, float scale, bool causal,
-               const MaskReader &mask, int64_t maskBase, float *s) {
+// S = scale * Q[i0, i0 + nr) K[0, nc)^T + mask, -inf where causal excludes
+// the key; S is [nr, nc], row stride nc.
+void scoreBlock(const Geometry &g, const float *qh, const float *kh,
+                int64_t i0, int64_t nr, int64_t nc, float scale, bool causal,
+                const MaskReader &mask, int64_t maskBase, float *s) {
+  internal::sgemm(false, true, nr, nc, g.d, scale, qh + i0 * g.d, g.d, kh,
+                  g.d, 0.0f, s, nc);
   for (int64_t r = 0; r < nr; ++r) {
     int64_t i = i0 + r;
-    float *sr = s + r * kBlockK;
-    rowDots(q + i * d, kT, d, nc, sr);
-    for (int64_t c = 0; c < nc; ++c) {
-      int64_t j = j0 + c;
-      float v = sr[c] * scale;
-      if (mask.present())
-        v += mask.at(maskBase, i, j);
-      sr[c] = causal && j > i ? kNegInf : v;
-    }
+    float *sr = s + r * nc;
+    if (mask.present())
+      for (int64_t j = 0; j < nc; ++j)
+        sr[j] += mask.at(maskBase, i, j);
+    if (causal)
+      for (int64_t j = i + 1; j < nc; ++j)
+        sr[j] = kNegInf;
   }
 }
 
@@ -184,68 +168,36 @@ Status attention(const TensorView &q, const TensorView &k, const TensorView &v,
   float *lp = lse ? lse->as<float>() : nullptr;
   int64_t qBlocks = (g.tq + kBlockQ - 1) / kBlockQ;
   parallelFor(g.heads * qBlocks, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> s(kBlockQ * kBlockK), acc(kBlockQ * g.dv);
-    std::vector<float> kT(g.d * kBlockK);
-    float m[kBlockQ];
-    double l[kBlockQ];
+    std::vector<float> s(kBlockQ * g.tk);
     for (int64_t task = begin; task < end; ++task) {
       int64_t h = task / qBlocks;
       int64_t i0 = (task % qBlocks) * kBlockQ;
       int64_t nr = std::min(kBlockQ, g.tq - i0);
-      const float *qh = qp + h * g.tq * g.d;
-      const float *kh = kp + h * g.tk * g.d;
-      const float *vh = vp + h * g.tk * g.dv;
+      int64_t nc = visibleKeys(g, options.causal, i0 + nr - 1);
       int64_t maskBase = reader.present() ? reader.headBase(h) : 0;
-      std::fill(acc.begin(), acc.end(), 0.0f);
+      float *oh = op + (h * g.tq + i0) * g.dv;
+      scoreBlock(g, qp + h * g.tq * g.d, kp + h * g.tk * g.d, i0, nr, nc,
+                 options.scale, options.causal, reader, maskBase, s.data());
+      float inverse[kBlockQ];
       for (int64_t r = 0; r < nr; ++r) {
-        m[r] = kNegInf;
-        l[r] = 0.0;
-      }
-      int64_t kEnd = options.causal ? std::min(g.tk, i0 + nr) : g.tk;
-      for (int64_t j0 = 0; j0 < kEnd; j0 += kBlockK) {
-        int64_t nc = std::min(kBlockK, kEnd - j0);
-        transposeTile(kh, g.d, j0, nc, kT.data());
-        scoreTile(qh, kT.data(), g.d, i0, nr, j0, nc, options.scale,
-                  options.causal, reader, maskBase, s.data());
-        for (int64_t r = 0; r < nr; ++r) {
-          const float *sr = s.data() + r * kBlockK;
-          float tileMax = kNegInf;
-          for (int64_t c = 0; c < nc; ++c)
-            if (sr[c] > tileMax || std::isnan(sr[c]))
-              tileMax = sr[c];
-          float mNew = std::isnan(tileMax) ? tileMax : std::max(m[r], tileMax);
-          if (mNew == kNegInf)
-            continue; // every key so far is excluded
-          float *ar = acc.data() + r * g.dv;
-          if (m[r] != mNew) {
-            float alpha = std::exp(m[r] - mNew);
-            l[r] *= alpha;
-            for (int64_t t = 0; t < g.dv; ++t)
-              ar[t] *= alpha;
-            m[r] = mNew;
-          }
-          for (int64_t c = 0; c < nc; ++c) {
-            float p = std::exp(sr[c] - mNew);
-            if (p == 0.0f)
-              continue;
-            l[r] += p;
-            const float *vj = vh + (j0 + c) * g.dv;
-            for (int64_t t = 0; t < g.dv; ++t)
-              ar[t] += p * vj[t];
-          }
-        }
-      }
-      for (int64_t r = 0; r < nr; ++r) {
-        int64_t i = i0 + r;
-        float *orow = op + (h * g.tq + i) * g.dv;
-        float inv = static_cast<float>(1.0 / l[r]);
-        const float *ar = acc.data() + r * g.dv;
-        for (int64_t t = 0; t < g.dv; ++t)
-          orow[t] = l[r] == 0.0 ? std::numeric_limits<float>::quiet_NaN()
-                                : ar[t] * inv;
+        float *sr = s.data() + r * nc;
+        float m = internal::rowMax(sr, nc, 1);
+        // Every key excluded: no distribution; the row's output is NaN.
+        float shift = m == kNegInf ? 0.0f : m;
+        for (int64_t j = 0; j < nc; ++j)
+          sr[j] = internal::fastExp(sr[j] - shift);
+        double l = internal::laneSum(
+            nc, [&](int64_t j) { return static_cast<double>(sr[j]); });
+        inverse[r] = l == 0.0 ? std::numeric_limits<float>::quiet_NaN()
+                              : static_cast<float>(1.0 / l);
         if (lp)
-          lp[h * g.tq + i] = m[r] + static_cast<float>(std::log(l[r]));
+          lp[h * g.tq + i0 + r] = m + static_cast<float>(std::log(l));
       }
+      internal::sgemm(false, false, nr, g.dv, nc, 1.0f, s.data(), nc,
+                      vp + h * g.tk * g.dv, g.dv, 0.0f, oh, g.dv);
+      for (int64_t r = 0; r < nr; ++r)
+        for (int64_t t = 0; t < g.dv; ++t)
+          oh[r * g.dv + t] *= inverse[r];
     }
   });
   return okStatus();
@@ -285,100 +237,55 @@ Status attentionBackward(const TensorView &q, const TensorView &k,
   std::vector<float> delta(g.heads * g.tq);
   parallelFor(g.heads * g.tq, 256, [&](int64_t b, int64_t e) {
     for (int64_t row = b; row < e; ++row) {
-      double s = 0.0;
-      for (int64_t t = 0; t < g.dv; ++t)
-        s += static_cast<double>(dop[row * g.dv + t]) * op[row * g.dv + t];
-      delta[row] = static_cast<float>(s);
+      const float *d = dop + row * g.dv, *o = op + row * g.dv;
+      delta[row] = static_cast<float>(internal::laneSum(g.dv, [&](int64_t t) {
+        return static_cast<double>(d[t]) * o[t];
+      }));
     }
   });
 
-  // dk and dv: one task per (head, key block), queries visited in order.
-  int64_t kBlocks = (g.tk + kBlockK - 1) / kBlockK;
-  parallelFor(g.heads * kBlocks, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> s(kBlockQ * kBlockK), dp(kBlockK);
-    std::vector<float> kT(g.d * kBlockK), vT(g.dv * kBlockK);
-    for (int64_t task = begin; task < end; ++task) {
-      int64_t h = task / kBlocks;
-      int64_t j0 = (task % kBlocks) * kBlockK;
-      int64_t nc = std::min(kBlockK, g.tk - j0);
+  // One task per head: its query blocks in order, so the sums into dk and
+  // dv run in one fixed order.
+  parallelFor(g.heads, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> p(kBlockQ * g.tk), dp(kBlockQ * g.tk);
+    for (int64_t h = begin; h < end; ++h) {
       const float *qh = qp + h * g.tq * g.d;
       const float *kh = kp + h * g.tk * g.d;
       const float *vh = vp + h * g.tk * g.dv;
-      const float *doh = dop + h * g.tq * g.dv;
-      float *dkj = dkp + (h * g.tk + j0) * g.d;
-      float *dvj = dvp + (h * g.tk + j0) * g.dv;
-      std::fill(dkj, dkj + nc * g.d, 0.0f);
-      std::fill(dvj, dvj + nc * g.dv, 0.0f);
+      float *dkh = dkp + h * g.tk * g.d;
+      float *dvh = dvp + h * g.tk * g.dv;
+      std::fill(dkh, dkh + g.tk * g.d, 0.0f);
+      std::fill(dvh, dvh + g.tk * g.dv, 0.0f);
       int64_t maskBase = reader.present() ? reader.headBase(h) : 0;
-      transposeTile(kh, g.d, j0, nc, kT.data());
-      transposeTile(vh, g.dv, j0, nc, vT.data());
-      int64_t iFirst = options.causal ? (j0 / kBlockQ) * kBlockQ : 0;
-      for (int64_t i0 = iFirst; i0 < g.tq; i0 += kBlockQ) {
+      for (int64_t i0 = 0; i0 < g.tq; i0 += kBlockQ) {
         int64_t nr = std::min(kBlockQ, g.tq - i0);
-        scoreTile(qh, kT.data(), g.d, i0, nr, j0, nc, scale, options.causal,
-                  reader, maskBase, s.data());
+        int64_t nc = visibleKeys(g, options.causal, i0 + nr - 1);
+        const float *doh = dop + (h * g.tq + i0) * g.dv;
+        scoreBlock(g, qh, kh, i0, nr, nc, scale, options.causal, reader,
+                   maskBase, p.data());
         for (int64_t r = 0; r < nr; ++r) {
-          int64_t i = i0 + r;
-          float li = lp[h * g.tq + i], di = delta[h * g.tq + i];
-          const float *doi = doh + i * g.dv;
-          const float *qi = qh + i * g.d;
-          rowDots(doi, vT.data(), g.dv, nc, dp.data());
-          for (int64_t c = 0; c < nc; ++c) {
-            float p = std::exp(s[r * kBlockK + c] - li);
-            if (p == 0.0f)
-              continue;
-            float *dvRow = dvj + c * g.dv;
-            for (int64_t t = 0; t < g.dv; ++t)
-              dvRow[t] += p * doi[t];
-            float ds = p * (dp[c] - di) * scale;
-            float *dkRow = dkj + c * g.d;
-            for (int64_t t = 0; t < g.d; ++t)
-              dkRow[t] += ds * qi[t];
-          }
+          float li = lp[h * g.tq + i0 + r];
+          float *pr = p.data() + r * nc;
+          for (int64_t j = 0; j < nc; ++j)
+            pr[j] = internal::fastExp(pr[j] - li);
         }
-      }
-    }
-  });
-
-  // dq: one task per (head, query block), keys visited in order.
-  int64_t qBlocks = (g.tq + kBlockQ - 1) / kBlockQ;
-  parallelFor(g.heads * qBlocks, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> s(kBlockQ * kBlockK), dp(kBlockK);
-    std::vector<float> kT(g.d * kBlockK), vT(g.dv * kBlockK);
-    for (int64_t task = begin; task < end; ++task) {
-      int64_t h = task / qBlocks;
-      int64_t i0 = (task % qBlocks) * kBlockQ;
-      int64_t nr = std::min(kBlockQ, g.tq - i0);
-      const float *qh = qp + h * g.tq * g.d;
-      const float *kh = kp + h * g.tk * g.d;
-      const float *vh = vp + h * g.tk * g.dv;
-      const float *doh = dop + h * g.tq * g.dv;
-      float *dqi0 = dqp + (h * g.tq + i0) * g.d;
-      std::fill(dqi0, dqi0 + nr * g.d, 0.0f);
-      int64_t maskBase = reader.present() ? reader.headBase(h) : 0;
-      int64_t kEnd = options.causal ? std::min(g.tk, i0 + nr) : g.tk;
-      for (int64_t j0 = 0; j0 < kEnd; j0 += kBlockK) {
-        int64_t nc = std::min(kBlockK, kEnd - j0);
-        transposeTile(kh, g.d, j0, nc, kT.data());
-        transposeTile(vh, g.dv, j0, nc, vT.data());
-        scoreTile(qh, kT.data(), g.d, i0, nr, j0, nc, scale, options.causal,
-                  reader, maskBase, s.data());
+        // dV[0, nc) += P^T dO; dP = dO V[0, nc)^T.
+        internal::sgemm(true, false, nc, g.dv, nr, 1.0f, p.data(), nc, doh,
+                        g.dv, 1.0f, dvh, g.dv);
+        internal::sgemm(false, true, nr, nc, g.dv, 1.0f, doh, g.dv, vh, g.dv,
+                        0.0f, dp.data(), nc);
         for (int64_t r = 0; r < nr; ++r) {
-          int64_t i = i0 + r;
-          float li = lp[h * g.tq + i], di = delta[h * g.tq + i];
-          const float *doi = doh + i * g.dv;
-          float *dqRow = dqi0 + r * g.d;
-          rowDots(doi, vT.data(), g.dv, nc, dp.data());
-          for (int64_t c = 0; c < nc; ++c) {
-            float p = std::exp(s[r * kBlockK + c] - li);
-            if (p == 0.0f)
-              continue;
-            float ds = p * (dp[c] - di) * scale;
-            const float *kj = kh + (j0 + c) * g.d;
-            for (int64_t t = 0; t < g.d; ++t)
-              dqRow[t] += ds * kj[t];
-          }
+          float di = delta[h * g.tq + i0 + r];
+          const float *pr = p.data() + r * nc;
+          float *dsr = dp.data() + r * nc;
+          for (int64_t j = 0; j < nc; ++j)
+            dsr[j] = pr[j] * (dsr[j] - di) * scale;
         }
+        // dQ = dS K[0, nc); dK[0, nc) += dS^T Q.
+        internal::sgemm(false, false, nr, g.d, nc, 1.0f, dp.data(), nc, kh,
+                        g.d, 0.0f, dqp + (h * g.tq + i0) * g.d, g.d);
+        internal::sgemm(true, false, nc, g.d, nr, 1.0f, dp.data(), nc,
+                        qh + i0 * g.d, g.d, 1.0f, dkh, g.d);
       }
     }
   });

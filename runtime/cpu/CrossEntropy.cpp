@@ -11,6 +11,7 @@
 
 #include "runtime/base/CrossEntropyShape.h"
 #include "runtime/cpu/internal/Parallel.h"
+#include "runtime/cpu/internal/VectorMath.h"
 
 #include <cmath>
 #include <limits>
@@ -59,13 +60,10 @@ struct RowStats {
 };
 
 RowStats rowStats(const float *x, int64_t classes, int64_t stride) {
-  float m = -std::numeric_limits<float>::infinity();
-  for (int64_t c = 0; c < classes; ++c)
-    if (x[c * stride] > m || std::isnan(x[c * stride]))
-      m = x[c * stride];
-  double sum = 0.0;
-  for (int64_t c = 0; c < classes; ++c)
-    sum += std::exp(x[c * stride] - m);
+  float m = internal::rowMax(x, classes, stride);
+  double sum = internal::laneSum(classes, [&](int64_t c) {
+    return static_cast<double>(internal::fastExp(x[c * stride] - m));
+  });
   return {m, std::log(sum)};
 }
 
@@ -163,8 +161,9 @@ Status crossEntropyBackward(const TensorView &logits, const TensorView &labels,
                          : rowStats(x, layout.classes, s);
       float logSum = static_cast<float>(st.logSum);
       for (int64_t c = 0; c < layout.classes; ++c)
-        g[c * s] = w * std::exp((x[c * s] - st.max) - logSum);
-      g[label * s] = w * (std::exp((x[label * s] - st.max) - logSum) - 1.0f);
+        g[c * s] = w * internal::fastExp((x[c * s] - st.max) - logSum);
+      g[label * s] =
+          w * (internal::fastExp((x[label * s] - st.max) - logSum) - 1.0f);
     }
   });
   return okStatus();

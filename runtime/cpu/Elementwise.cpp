@@ -9,6 +9,7 @@
 #include "runtime/cpu/internal/Dispatch.h"
 #include "runtime/cpu/internal/Parallel.h"
 #include "runtime/cpu/internal/Reduction.h"
+#include "runtime/cpu/internal/VectorMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -27,89 +28,104 @@ constexpr float kTwoOverSqrtPi = 1.12837916709551257390f; // 2/sqrt(pi)
 constexpr float kSqrt2OverPi = 0.79788456080286535588f;   // sqrt(2/pi)
 constexpr float kGeluCubic = 0.044715f;
 
-float sigmoidOf(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+float sigmoidOf(float x) { return 1.0f / (1.0f + internal::fastExp(-x)); }
 
-float applyUnary(UnaryOp op, float x) {
+/// Calls f with `op` as a compile-time constant, so that the loop inside f is
+/// compiled once per op with nothing to switch on per element.
+template <typename F> void visitUnaryOp(UnaryOp op, const F &f) {
+#define HETC_UNARY_CASE(NAME)                                                  \
+  case UnaryOp::NAME:                                                          \
+    return f(std::integral_constant<UnaryOp, UnaryOp::NAME>{});
   switch (op) {
-  case UnaryOp::kNeg:
+    HETC_UNARY_CASE(kNeg)
+    HETC_UNARY_CASE(kSqrt)
+    HETC_UNARY_CASE(kReciprocal)
+    HETC_UNARY_CASE(kExp)
+    HETC_UNARY_CASE(kLog)
+    HETC_UNARY_CASE(kTanh)
+    HETC_UNARY_CASE(kCos)
+    HETC_UNARY_CASE(kSin)
+    HETC_UNARY_CASE(kErf)
+    HETC_UNARY_CASE(kSigmoid)
+    HETC_UNARY_CASE(kRelu)
+    HETC_UNARY_CASE(kGeluErf)
+    HETC_UNARY_CASE(kGeluTanh)
+    HETC_UNARY_CASE(kSilu)
+  }
+#undef HETC_UNARY_CASE
+}
+
+template <UnaryOp Op> float applyUnary(float x) {
+  if constexpr (Op == UnaryOp::kNeg)
     return -x;
-  case UnaryOp::kSqrt:
+  else if constexpr (Op == UnaryOp::kSqrt)
     return std::sqrt(x);
-  case UnaryOp::kReciprocal:
+  else if constexpr (Op == UnaryOp::kReciprocal)
     return 1.0f / x;
-  case UnaryOp::kExp:
-    return std::exp(x);
-  case UnaryOp::kLog:
+  else if constexpr (Op == UnaryOp::kExp)
+    return internal::fastExp(x);
+  else if constexpr (Op == UnaryOp::kLog)
     return std::log(x);
-  case UnaryOp::kTanh:
+  else if constexpr (Op == UnaryOp::kTanh)
     return std::tanh(x);
-  case UnaryOp::kCos:
+  else if constexpr (Op == UnaryOp::kCos)
     return std::cos(x);
-  case UnaryOp::kSin:
+  else if constexpr (Op == UnaryOp::kSin)
     return std::sin(x);
-  case UnaryOp::kErf:
-    return std::erf(x);
-  case UnaryOp::kSigmoid:
+  else if constexpr (Op == UnaryOp::kErf)
+    return internal::fastErf(x);
+  else if constexpr (Op == UnaryOp::kSigmoid)
     return sigmoidOf(x);
-  case UnaryOp::kRelu:
+  else if constexpr (Op == UnaryOp::kRelu)
     return x < 0.0f ? 0.0f : x; // NaN stays NaN, as in torch
-  case UnaryOp::kGeluErf:
-    return 0.5f * x * (1.0f + std::erf(x / kSqrt2));
-  case UnaryOp::kGeluTanh:
+  else if constexpr (Op == UnaryOp::kGeluErf)
+    return 0.5f * x * (1.0f + internal::fastErf(x / kSqrt2));
+  else if constexpr (Op == UnaryOp::kGeluTanh)
     return 0.5f * x *
            (1.0f + std::tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
-  case UnaryOp::kSilu:
-    return x * sigmoidOf(x);
-  }
-  return x;
+  else
+    return x * sigmoidOf(x); // kSilu
 }
 
 // f'(x).
-float unaryDerivative(UnaryOp op, float x) {
-  switch (op) {
-  case UnaryOp::kNeg:
+template <UnaryOp Op> float unaryDerivative(float x) {
+  if constexpr (Op == UnaryOp::kNeg) {
     return -1.0f;
-  case UnaryOp::kSqrt:
+  } else if constexpr (Op == UnaryOp::kSqrt) {
     return 0.5f / std::sqrt(x);
-  case UnaryOp::kReciprocal:
+  } else if constexpr (Op == UnaryOp::kReciprocal) {
     return -1.0f / (x * x);
-  case UnaryOp::kExp:
-    return std::exp(x);
-  case UnaryOp::kLog:
+  } else if constexpr (Op == UnaryOp::kExp) {
+    return internal::fastExp(x);
+  } else if constexpr (Op == UnaryOp::kLog) {
     return 1.0f / x;
-  case UnaryOp::kTanh: {
+  } else if constexpr (Op == UnaryOp::kTanh) {
     float t = std::tanh(x);
     return 1.0f - t * t;
-  }
-  case UnaryOp::kCos:
+  } else if constexpr (Op == UnaryOp::kCos) {
     return -std::sin(x);
-  case UnaryOp::kSin:
+  } else if constexpr (Op == UnaryOp::kSin) {
     return std::cos(x);
-  case UnaryOp::kErf:
-    return kTwoOverSqrtPi * std::exp(-x * x);
-  case UnaryOp::kSigmoid: {
+  } else if constexpr (Op == UnaryOp::kErf) {
+    return kTwoOverSqrtPi * internal::fastExp(-x * x);
+  } else if constexpr (Op == UnaryOp::kSigmoid) {
     float s = sigmoidOf(x);
     return s * (1.0f - s);
-  }
-  case UnaryOp::kRelu:
+  } else if constexpr (Op == UnaryOp::kRelu) {
     return x > 0.0f ? 1.0f : 0.0f;
-  case UnaryOp::kGeluErf: {
-    float cdf = 0.5f * (1.0f + std::erf(x / kSqrt2));
-    float pdf = kInvSqrt2Pi * std::exp(-0.5f * x * x);
+  } else if constexpr (Op == UnaryOp::kGeluErf) {
+    float cdf = 0.5f * (1.0f + internal::fastErf(x / kSqrt2));
+    float pdf = kInvSqrt2Pi * internal::fastExp(-0.5f * x * x);
     return cdf + x * pdf;
-  }
-  case UnaryOp::kGeluTanh: {
+  } else if constexpr (Op == UnaryOp::kGeluTanh) {
     float x2 = x * x;
     float t = std::tanh(kSqrt2OverPi * (x + kGeluCubic * x2 * x));
     return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * kSqrt2OverPi *
                                    (1.0f + 3.0f * kGeluCubic * x2);
-  }
-  case UnaryOp::kSilu: {
+  } else { // kSilu
     float s = sigmoidOf(x);
     return s * (1.0f + x * (1.0f - s));
   }
-  }
-  return 0.0f;
 }
 
 template <typename T, typename Op>
@@ -252,9 +268,11 @@ Status unary(UnaryOp op, const TensorView &x, const TensorView &y) {
   HETC_RETURN_IF_ERROR(checkDType(x, DType::kF32, "x"), name);
   const float *xp = x.as<float>();
   float *yp = y.as<float>();
-  parallelFor(n, kElementGrain, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i)
-      yp[i] = applyUnary(op, xp[i]);
+  visitUnaryOp(op, [&](auto opTag) {
+    parallelFor(n, kElementGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        yp[i] = applyUnary<opTag()>(xp[i]);
+    });
   });
   return okStatus();
 }
@@ -270,9 +288,11 @@ Status unaryBackward(UnaryOp op, const TensorView &x, const TensorView &dy,
   const float *xp = x.as<float>();
   const float *dyp = dy.as<float>();
   float *dxp = dx.as<float>();
-  parallelFor(x.numel(), kElementGrain, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i)
-      dxp[i] = dyp[i] * unaryDerivative(op, xp[i]);
+  visitUnaryOp(op, [&](auto opTag) {
+    parallelFor(x.numel(), kElementGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        dxp[i] = dyp[i] * unaryDerivative<opTag()>(xp[i]);
+    });
   });
   return okStatus();
 }

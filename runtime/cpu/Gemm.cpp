@@ -2,11 +2,11 @@
 
 #include "runtime/cpu/Gemm.h"
 
+#include "runtime/cpu/internal/Blas.h"
 #include "runtime/cpu/internal/Broadcast.h"
 #include "runtime/cpu/internal/Parallel.h"
 #include "runtime/cpu/internal/Reduction.h"
 
-#include <cblas.h>
 #include <climits>
 #include <cstring>
 #include <vector>
@@ -24,12 +24,14 @@ Status checkMatrixOperand(const TensorView &t, const char *what) {
 
 bool fitsBlasInt(int64_t v) { return v <= INT_MAX; }
 
-/// Rows of C per OpenBLAS call. OpenBLAS picks its kernel by the product's
-/// size and its own thread count, and its kernels round differently; so it
-/// runs single-threaded on blocks cut at fixed rows, and the blocks run in
-/// parallel: every element is computed by the same call whatever the
-/// thread count.
-constexpr int64_t kRowBlock = 64;
+/// Each product runs as blocks of C, cut by its shape alone, so the thread
+/// count never changes which call computes an element (internal/Blas.h).
+/// Blocks of 256 rows keep OpenBLAS near its whole-product speed; a product
+/// of fewer rows (a weight gradient's [in, out]) is cut into columns too, so
+/// that it still has kMinBlocks blocks for the threads to share.
+constexpr int64_t kRowBlock = 256;
+constexpr int64_t kMinColumns = 128;
+constexpr int64_t kMinBlocks = 4;
 
 /// One product C = alpha op(A) op(B) + beta C, row-major, op(A) [m, k].
 struct Product {
@@ -38,26 +40,34 @@ struct Product {
   float *c;
 };
 
-void multiplyInRowBlocks(const std::vector<Product> &products, bool transA,
-                         bool transB, int64_t m, int64_t n, int64_t k,
-                         int64_t lda, int64_t ldb, float alpha, float beta) {
-  static const bool singleThreaded = (openblas_set_num_threads(1), true);
-  (void)singleThreaded;
-  int64_t blocksPerProduct = (m + kRowBlock - 1) / kRowBlock;
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+void multiplyInBlocks(const std::vector<Product> &products, bool transA,
+                      bool transB, int64_t m, int64_t n, int64_t k,
+                      int64_t lda, int64_t ldb, float alpha, float beta) {
+  int64_t rowBlocks = ceilDiv(m, kRowBlock);
+  int64_t colBlocks =
+      rowBlocks >= kMinBlocks
+          ? 1
+          : std::min(ceilDiv(n, kMinColumns), ceilDiv(kMinBlocks, rowBlocks));
+  int64_t cols = ceilDiv(n, colBlocks);
+  colBlocks = ceilDiv(n, cols);
+  int64_t blocksPerProduct = rowBlocks * colBlocks;
   int64_t blocks = blocksPerProduct * static_cast<int64_t>(products.size());
-  CBLAS_TRANSPOSE ta = transA ? CblasTrans : CblasNoTrans;
-  CBLAS_TRANSPOSE tb = transB ? CblasTrans : CblasNoTrans;
   internal::parallelFor(blocks, 1, [&](int64_t begin, int64_t end) {
     for (int64_t block = begin; block < end; ++block) {
       const Product &p = products[block / blocksPerProduct];
-      int64_t row = (block % blocksPerProduct) * kRowBlock;
-      int64_t rows = std::min(kRowBlock, m - row);
-      // Row `row` of op(A) is row `row` of A, or column `row` of A^T.
+      int64_t inProduct = block % blocksPerProduct;
+      int64_t row = (inProduct / colBlocks) * kRowBlock;
+      int64_t col = (inProduct % colBlocks) * cols;
+      int64_t rowCount = std::min(kRowBlock, m - row);
+      int64_t colCount = std::min(cols, n - col);
+      // Row `row` of op(A) is row `row` of A, or column `row` of A^T; the
+      // same for column `col` of op(B).
       const float *a = p.a + (transA ? row : row * lda);
-      cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(rows),
-                  static_cast<int>(n), static_cast<int>(k), alpha, a,
-                  static_cast<int>(lda), p.b, static_cast<int>(ldb), beta,
-                  p.c + row * n, static_cast<int>(n));
+      const float *b = p.b + (transB ? col * ldb : col);
+      internal::sgemm(transA, transB, rowCount, colCount, k, alpha, a, lda, b,
+                      ldb, beta, p.c + row * n + col, n);
     }
   });
 }
@@ -135,7 +145,7 @@ Status gemm(const TensorView &a, const TensorView &b, const TensorView *bias,
   // [batch..., M, K] @ [K, N]: one product with the batch folded into M.
   if (numBatch > 1 && numElements(batchB) == 1 && !options.transA &&
       batchA == batch) {
-    multiplyInRowBlocks({{ap, bp, cp}}, options.transA, options.transB,
+    multiplyInBlocks({{ap, bp, cp}}, options.transA, options.transB,
                         numBatch * m, n, k, lda, ldb, options.alpha, beta);
     return okStatus();
   }
@@ -158,7 +168,7 @@ Status gemm(const TensorView &a, const TensorView &b, const TensorView *bias,
     }
     products.push_back({ap + offA * matA, bp + offB * matB, cp + i * m * n});
   }
-  multiplyInRowBlocks(products, options.transA, options.transB, m, n, k, lda,
+  multiplyInBlocks(products, options.transA, options.transB, m, n, k, lda,
                       ldb, options.alpha, beta);
   return okStatus();
 }

@@ -10,12 +10,14 @@
 
 #include "runtime/base/NormShape.h"
 #include "runtime/cpu/internal/Parallel.h"
+#include "runtime/cpu/internal/VectorMath.h"
 
 #include <cmath>
 
 namespace hetc::runtime::cpu {
 namespace {
 
+using internal::laneSum;
 using internal::parallelFor;
 
 constexpr int64_t kColChunk = 64;
@@ -103,15 +105,13 @@ Status layerNorm(const TensorView &x, const TensorView *scale,
     for (int64_t r = b; r < e; ++r) {
       const float *xr = xp + r * cols;
       float *yr = yp + r * cols;
-      double sum = 0.0;
-      for (int64_t c = 0; c < cols; ++c)
-        sum += xr[c];
+      double sum = laneSum(
+          cols, [&](int64_t c) { return static_cast<double>(xr[c]); });
       double mu = sum / static_cast<double>(cols);
-      double sq = 0.0;
-      for (int64_t c = 0; c < cols; ++c) {
+      double sq = laneSum(cols, [&](int64_t c) {
         double d = xr[c] - mu;
-        sq += d * d;
-      }
+        return d * d;
+      });
       double var = sq / static_cast<double>(cols);
       float m = static_cast<float>(mu);
       float rs = static_cast<float>(1.0 / std::sqrt(var + epsilon));
@@ -162,13 +162,13 @@ Status layerNormBackward(const TensorView &x, const TensorView *scale,
       const float *dyr = dyp + r * cols;
       float *dxr = dxp + r * cols;
       float mu = mp[r], rs = rp[r];
-      double sumG = 0.0, sumGX = 0.0;
-      for (int64_t c = 0; c < cols; ++c) {
+      double sumG = laneSum(cols, [&](int64_t c) {
+        return static_cast<double>(sp ? dyr[c] * sp[c] : dyr[c]);
+      });
+      double sumGX = laneSum(cols, [&](int64_t c) {
         float g = sp ? dyr[c] * sp[c] : dyr[c];
-        float xhat = (xr[c] - mu) * rs;
-        sumG += g;
-        sumGX += static_cast<double>(g) * xhat;
-      }
+        return static_cast<double>(g) * ((xr[c] - mu) * rs);
+      });
       float meanG = static_cast<float>(sumG / static_cast<double>(cols));
       float meanGX = static_cast<float>(sumGX / static_cast<double>(cols));
       for (int64_t c = 0; c < cols; ++c) {
@@ -203,9 +203,9 @@ Status rmsNorm(const TensorView &x, const TensorView *scale, float epsilon,
     for (int64_t r = b; r < e; ++r) {
       const float *xr = xp + r * cols;
       float *yr = yp + r * cols;
-      double sq = 0.0;
-      for (int64_t c = 0; c < cols; ++c)
-        sq += static_cast<double>(xr[c]) * xr[c];
+      double sq = laneSum(cols, [&](int64_t c) {
+        return static_cast<double>(xr[c]) * xr[c];
+      });
       float rs = static_cast<float>(
           1.0 / std::sqrt(sq / static_cast<double>(cols) + epsilon));
       for (int64_t c = 0; c < cols; ++c)
@@ -243,11 +243,10 @@ Status rmsNormBackward(const TensorView &x, const TensorView *scale,
       const float *dyr = dyp + r * cols;
       float *dxr = dxp + r * cols;
       float rs = rp[r];
-      double sumGX = 0.0;
-      for (int64_t c = 0; c < cols; ++c) {
+      double sumGX = laneSum(cols, [&](int64_t c) {
         float g = sp ? dyr[c] * sp[c] : dyr[c];
-        sumGX += static_cast<double>(g) * (xr[c] * rs);
-      }
+        return static_cast<double>(g) * (xr[c] * rs);
+      });
       float meanGX = static_cast<float>(sumGX / static_cast<double>(cols));
       for (int64_t c = 0; c < cols; ++c) {
         float g = sp ? dyr[c] * sp[c] : dyr[c];

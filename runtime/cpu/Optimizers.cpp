@@ -90,8 +90,11 @@ Status adamwStep(const TensorView &param, const TensorView &grad,
   HETC_RETURN_IF_ERROR(scheduledLr(name, options.lr, lrFactor, &lr));
 
   bool decay = options.applyWeightDecay && options.weightDecay != 0.0;
-  float decayFactor = static_cast<float>(1.0 - lr * options.weightDecay);
+  // p * 1 is p exactly: no decay is a factor of one.
+  float decayFactor =
+      decay ? static_cast<float>(1.0 - lr * options.weightDecay) : 1.0f;
   float weight1 = static_cast<float>(1.0 - options.beta1); // lerp weight
+  bool lowWeight = weight1 < 0.5f;
   float beta2 = static_cast<float>(options.beta2);
   float oneMinusBeta2 = static_cast<float>(1.0 - options.beta2);
   double t = static_cast<double>(step);
@@ -105,15 +108,17 @@ Status adamwStep(const TensorView &param, const TensorView &grad,
   const float *g = grad.as<float>();
   float *mp = m.as<float>();
   float *vp = v.as<float>();
-  parallelFor(param.numel(), kElementGrain, [&](int64_t b, int64_t e) {
+  // By value: a captured reference could alias p, m or v and keeps the
+  // loop from vectorizing.
+  parallelFor(param.numel(), kElementGrain, [=](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
-      float pi = p[i];
-      if (decay)
-        pi = pi * decayFactor;
-      float gi = g[i];
-      // torch's lerp switches formulas at weight 0.5 for accuracy.
-      float mi = weight1 < 0.5f ? mp[i] + weight1 * (gi - mp[i])
-                                : gi - (gi - mp[i]) * (1.0f - weight1);
+      float pi = p[i] * decayFactor;
+      float gi = g[i], mOld = mp[i];
+      // torch's lerp switches formulas at weight 0.5 for accuracy; both are
+      // computed so that the loop has no branch and vectorizes.
+      float lowWeightForm = mOld + weight1 * (gi - mOld);
+      float highWeightForm = gi - (gi - mOld) * (1.0f - weight1);
+      float mi = lowWeight ? lowWeightForm : highWeightForm;
       float vi = vp[i] * beta2;
       vi = vi + oneMinusBeta2 * gi * gi;
       float denom = std::sqrt(vi) / bc2Sqrt + eps;

@@ -9,6 +9,7 @@
 
 #include "runtime/base/SoftmaxShape.h"
 #include "runtime/cpu/internal/Parallel.h"
+#include "runtime/cpu/internal/VectorMath.h"
 
 #include <cmath>
 #include <limits>
@@ -48,25 +49,21 @@ Status softmaxImpl(const TensorView &x, int64_t axis, const TensorView &y,
   forEachRow(v, [&](int64_t base, int64_t s) {
     const float *xr = xp + base;
     float *yr = yp + base;
-    float m = -std::numeric_limits<float>::infinity();
-    for (int64_t j = 0; j < n; ++j)
-      if (xr[j * s] > m || std::isnan(xr[j * s]))
-        m = xr[j * s];
-    double sum = 0.0;
+    float m = internal::rowMax(xr, n, s);
     if (log) {
-      for (int64_t j = 0; j < n; ++j)
-        sum += std::exp(xr[j * s] - m);
+      double sum = internal::laneSum(n, [&](int64_t j) {
+        return static_cast<double>(internal::fastExp(xr[j * s] - m));
+      });
       // (x - max) - log(sum): subtracting max first keeps the result exact
       // for large logits.
       float logSum = static_cast<float>(std::log(sum));
       for (int64_t j = 0; j < n; ++j)
         yr[j * s] = (xr[j * s] - m) - logSum;
     } else {
-      for (int64_t j = 0; j < n; ++j) {
-        float e = std::exp(xr[j * s] - m);
-        yr[j * s] = e;
-        sum += e;
-      }
+      for (int64_t j = 0; j < n; ++j)
+        yr[j * s] = internal::fastExp(xr[j * s] - m);
+      double sum = internal::laneSum(
+          n, [&](int64_t j) { return static_cast<double>(yr[j * s]); });
       float inv = static_cast<float>(1.0 / sum);
       for (int64_t j = 0; j < n; ++j)
         yr[j * s] *= inv;
@@ -95,10 +92,9 @@ Status softmaxBackward(const TensorView &y, const TensorView &dy, int64_t axis,
   float *dxp = dx.as<float>();
   int64_t n = v.n;
   forEachRow(v, [&](int64_t base, int64_t s) {
-    double dot = 0.0;
-    for (int64_t j = 0; j < n; ++j)
-      dot += static_cast<double>(dyp[base + j * s]) * yp[base + j * s];
-    float d = static_cast<float>(dot);
+    float d = static_cast<float>(internal::laneSum(n, [&](int64_t j) {
+      return static_cast<double>(dyp[base + j * s]) * yp[base + j * s];
+    }));
     for (int64_t j = 0; j < n; ++j) {
       int64_t k = base + j * s;
       dxp[k] = yp[k] * (dyp[k] - d);
@@ -117,13 +113,11 @@ Status logSoftmaxBackward(const TensorView &y, const TensorView &dy,
   float *dxp = dx.as<float>();
   int64_t n = v.n;
   forEachRow(v, [&](int64_t base, int64_t s) {
-    double sum = 0.0;
-    for (int64_t j = 0; j < n; ++j)
-      sum += dyp[base + j * s];
-    float total = static_cast<float>(sum);
+    float total = static_cast<float>(internal::laneSum(
+        n, [&](int64_t j) { return static_cast<double>(dyp[base + j * s]); }));
     for (int64_t j = 0; j < n; ++j) {
       int64_t k = base + j * s;
-      dxp[k] = dyp[k] - std::exp(yp[k]) * total;
+      dxp[k] = dyp[k] - internal::fastExp(yp[k]) * total;
     }
   });
   return okStatus();

@@ -2,6 +2,8 @@
 
 #include "runtime/exec/Device.h"
 
+#include "runtime/base/CpuFeatures.h"
+
 #include <cstdlib>
 #include <cstring>
 
@@ -17,7 +19,7 @@ public:
   std::string describe() const override { return "cpu"; }
   bool hostMemory() const override { return true; }
   const KernelRegistry &registry() const override { return registry_; }
-  Status bind() override { return okStatus(); }
+  Status bind() override { return checkCpuFeatures(); }
 
   Status allocate(int64_t bytes, void **data) override {
     // aligned_alloc wants a non-zero multiple of the alignment.

@@ -8,6 +8,8 @@
 
 #include "runtime/cpu/Attention.h"
 #include "runtime/cpu/CrossEntropy.h"
+#include "runtime/cpu/Elementwise.h"
+#include "runtime/cpu/Gemm.h"
 #include "runtime/cpu/Gather.h"
 #include "runtime/cpu/Norms.h"
 #include "runtime/cpu/Optimizers.h"
@@ -79,6 +81,33 @@ TEST(Determinism, Attention) {
                                        lse.view(), dout.view(), dq.view(), dk.view(),
                                        dv.view()).ok());
     return std::vector<std::vector<float>>{out.v, dq.v, dk.v, dv.v};
+  });
+}
+
+// Products cut into row blocks, into row and column blocks (fewer rows than
+// four blocks' worth: a weight gradient's shape), and batched.
+TEST(Determinism, MatrixProducts) {
+  F32 a = randomF32({600, 64}), b = randomF32({64, 500}), x = randomF32({600, 48});
+  F32 batchA = randomF32({3, 70, 20}), batchB = randomF32({3, 20, 30});
+  expectSameForThreadCounts([&] {
+    F32 rows({600, 500}), weightGrad({64, 48}), batched({3, 70, 30});
+    EXPECT_TRUE(cpu::gemm(a.view(), b.view(), nullptr, rows.view(), {}).ok());
+    cpu::GemmOptions transA;
+    transA.transA = true;
+    EXPECT_TRUE(cpu::gemm(a.view(), x.view(), nullptr, weightGrad.view(), transA).ok());
+    EXPECT_TRUE(cpu::gemm(batchA.view(), batchB.view(), nullptr, batched.view(), {}).ok());
+    return std::vector<std::vector<float>>{rows.v, weightGrad.v, batched.v};
+  });
+}
+
+TEST(Determinism, VectorizedUnaryOps) {
+  F32 x = randomF32({70000}, -6.0f, 6.0f), dy = randomF32({70000});
+  expectSameForThreadCounts([&] {
+    F32 y({70000}), dx({70000});
+    EXPECT_TRUE(cpu::unary(cpu::UnaryOp::kGeluErf, x.view(), y.view()).ok());
+    EXPECT_TRUE(
+        cpu::unaryBackward(cpu::UnaryOp::kGeluErf, x.view(), dy.view(), dx.view()).ok());
+    return std::vector<std::vector<float>>{y.v, dx.v};
   });
 }
 
