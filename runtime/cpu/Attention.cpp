@@ -26,7 +26,7 @@ namespace {
 
 using internal::parallelFor;
 
-constexpr int64_t kBlockQ = 64;
+constexpr int64_t kBlockQ = 32;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 struct Geometry {

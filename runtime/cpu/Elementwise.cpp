@@ -22,7 +22,6 @@ namespace {
 using internal::parallelFor;
 
 constexpr int64_t kElementGrain = 16384;
-constexpr float kSqrt2 = 1.41421356237309504880f;
 constexpr float kInvSqrt2Pi = 0.39894228040143267794f;   // 1/sqrt(2 pi)
 constexpr float kTwoOverSqrtPi = 1.12837916709551257390f; // 2/sqrt(pi)
 constexpr float kSqrt2OverPi = 0.79788456080286535588f;   // sqrt(2/pi)
@@ -79,7 +78,7 @@ template <UnaryOp Op> float applyUnary(float x) {
   else if constexpr (Op == UnaryOp::kRelu)
     return x < 0.0f ? 0.0f : x; // NaN stays NaN, as in torch
   else if constexpr (Op == UnaryOp::kGeluErf)
-    return 0.5f * x * (1.0f + internal::fastErf(x / kSqrt2));
+    return x * internal::fastNormalCdf(x);
   else if constexpr (Op == UnaryOp::kGeluTanh)
     return 0.5f * x *
            (1.0f + std::tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
@@ -114,7 +113,7 @@ template <UnaryOp Op> float unaryDerivative(float x) {
   } else if constexpr (Op == UnaryOp::kRelu) {
     return x > 0.0f ? 1.0f : 0.0f;
   } else if constexpr (Op == UnaryOp::kGeluErf) {
-    float cdf = 0.5f * (1.0f + internal::fastErf(x / kSqrt2));
+    float cdf = internal::fastNormalCdf(x);
     float pdf = kInvSqrt2Pi * internal::fastExp(-0.5f * x * x);
     return cdf + x * pdf;
   } else if constexpr (Op == UnaryOp::kGeluTanh) {

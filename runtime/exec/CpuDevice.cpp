@@ -7,10 +7,13 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <sys/mman.h>
+
 namespace hetc::runtime::exec {
 namespace {
 
 constexpr int64_t kAlignment = 256;
+constexpr int64_t kHugePage = int64_t{2} << 20;
 
 class CpuDevice final : public Device {
 public:
@@ -23,11 +26,20 @@ public:
 
   Status allocate(int64_t bytes, void **data) override {
     // aligned_alloc wants a non-zero multiple of the alignment.
+    // An arena of huge pages where it is large: the matrix products read
+    // their operands across it, and with 4 KiB pages the TLB misses cost
+    // them a tenth of their speed.
+    int64_t alignment = bytes >= kHugePage ? kHugePage : kAlignment;
     int64_t rounded = std::max<int64_t>(
-        kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
-    void *memory = std::aligned_alloc(kAlignment, static_cast<size_t>(rounded));
+        alignment, (bytes + alignment - 1) / alignment * alignment);
+    void *memory = std::aligned_alloc(static_cast<size_t>(alignment),
+                                      static_cast<size_t>(rounded));
     if (!memory)
       return resourceExhausted("cannot allocate ", bytes, " bytes");
+#ifdef MADV_HUGEPAGE
+    if (alignment == kHugePage)
+      madvise(memory, static_cast<size_t>(rounded), MADV_HUGEPAGE);
+#endif
     std::memset(memory, 0, static_cast<size_t>(rounded));
     noteAllocated(memory, bytes);
     *data = memory;

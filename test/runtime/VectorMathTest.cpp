@@ -19,6 +19,7 @@ namespace {
 
 using cpu::internal::fastErf;
 using cpu::internal::fastExp;
+using cpu::internal::fastNormalCdf;
 using cpu::internal::kReductionLanes;
 using cpu::internal::laneSum;
 using cpu::internal::rowMax;
@@ -70,6 +71,28 @@ TEST(VectorMath, ErfIsWithinThreeUlpAndItsAbsoluteBound) {
   EXPECT_EQ(fastErf(-kInf), -1.0f);
   EXPECT_EQ(fastErf(-0.3f), -fastErf(0.3f));
   EXPECT_TRUE(std::isnan(fastErf(std::nanf(""))));
+}
+
+// GELU's Phi(x): relative accuracy where it is small (no 1 + erf to cancel;
+// the float argument of exp, about -x^2/2, limits it far out), absolute
+// where it is near 1.
+TEST(VectorMath, NormalCdfIsRelativelyExactInItsLowerTail) {
+  double worstRelative = 0.0, worstAbs = 0.0;
+  for (double v = -12.0; v < 12.0; v += 1.3e-5) {
+    float x = static_cast<float>(v);
+    double want = 0.5 * std::erfc(-static_cast<double>(x) / std::sqrt(2.0));
+    double err = std::fabs(fastNormalCdf(x) - want);
+    if (x < 0.0f)
+      worstRelative = std::max(
+          worstRelative, err / want / std::max(1.0, 0.5 * v * v));
+    else
+      worstAbs = std::max(worstAbs, err);
+  }
+  EXPECT_LE(worstRelative, 6e-7);
+  EXPECT_LE(worstAbs, 2.5e-7);
+  EXPECT_EQ(fastNormalCdf(kInf), 1.0f);
+  EXPECT_EQ(fastNormalCdf(-kInf), 0.0f);
+  EXPECT_TRUE(std::isnan(fastNormalCdf(std::nanf(""))));
 }
 
 TEST(VectorMath, LaneSumAddsEachLaneInOrderThenTheLanes) {

@@ -57,14 +57,30 @@ inline float fastExp(float x) {
   return x != x ? x : result;
 }
 
+/// erfc(a) for a >= 0: the Chebyshev fit of Numerical Recipes, relative
+/// error below 1.2e-7 (before float rounding).
+inline float fastErfcNonNegative(float a) {
+  float t = 1.0f / (1.0f + 0.5f * a);
+  float c = 0.17087277f;
+  c = c * t - 0.82215223f;
+  c = c * t + 1.48851587f;
+  c = c * t - 1.13520398f;
+  c = c * t + 0.27886807f;
+  c = c * t - 0.18628806f;
+  c = c * t + 0.09678418f;
+  c = c * t + 0.37409196f;
+  c = c * t + 1.00002368f;
+  c = c * t - 1.26551223f;
+  return t * fastExp(c - a * a);
+}
+
 /// erf(x). |x| < 1: x times its Taylor series in x^2 to x^22 (the terms past
-/// it are below 1e-10). Else 1 - erfc(|x|), erfc by the Chebyshev fit of
-/// Numerical Recipes (relative error below 1.2e-7 of erfc <= 0.16, so below
-/// 2e-8 absolute), with the sign of x.
+/// it are below 1e-10). Else 1 - erfc(|x|) (erfc <= 0.16, so its error is
+/// below 2e-8 absolute), with the sign of x.
 inline float fastErf(float x) {
   float a = x < 0.0f ? -x : x;
   float x2 = x * x;
-  float s = -1.0f / 918086400.0f;             // 1 / (11! 23)
+  float s = -1.0f / 918086400.0f;              // 1 / (11! 23)
   s = s * x2 + 1.0f / 76204800.0f;             // 1 / (10! 21)
   s = s * x2 - 1.0f / 6894720.0f;              // 1 / (9! 19)
   s = s * x2 + 1.0f / 685440.0f;               // 1 / (8! 17)
@@ -77,20 +93,20 @@ inline float fastErf(float x) {
   s = s * x2 - 1.0f / 3.0f;                    // 1 / (1! 3)
   s = s * x2 + 1.0f;
   float small = 1.12837916709551257390f * x * s; // 2 / sqrt(pi)
-  float t = 1.0f / (1.0f + 0.5f * a);
-  float c = 0.17087277f;
-  c = c * t - 0.82215223f;
-  c = c * t + 1.48851587f;
-  c = c * t - 1.13520398f;
-  c = c * t + 0.27886807f;
-  c = c * t - 0.18628806f;
-  c = c * t + 0.09678418f;
-  c = c * t + 0.37409196f;
-  c = c * t + 1.00002368f;
-  c = c * t - 1.26551223f;
-  float large = 1.0f - t * fastExp(c - a * a);
+  float large = 1.0f - fastErfcNonNegative(a);
   large = x < 0.0f ? -large : large;
   return a < 1.0f ? small : (x != x ? x : large);
+}
+
+/// The standard normal CDF, Phi(x) = erfc(-x / sqrt(2)) / 2, by one erfc
+/// (half of fastErf's work). Where x < 0 its relative error is below
+/// 6e-7 max(1, x^2 / 2): no cancellation in 1 + erf, only the rounding of
+/// exp's argument (about -x^2 / 2) far out. Where x >= 0 its absolute error
+/// is below 2.5e-7.
+inline float fastNormalCdf(float x) {
+  constexpr float kInvSqrt2 = 0.70710678118654752440f;
+  float half = 0.5f * fastErfcNonNegative((x < 0.0f ? -x : x) * kInvSqrt2);
+  return x < 0.0f ? half : 1.0f - half;
 }
 
 /// Lanes of the row reductions below. Each lane accumulates its own elements
