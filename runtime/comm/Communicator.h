@@ -71,6 +71,11 @@ public:
   /// This rank completed some work (an instruction): a sign of life for
   /// the ranks waiting on it, where the communicator watches progress.
   virtual void noteProgress() {}
+
+  /// This rank starts training step `step` (0-based): where the
+  /// communicator tells peers of it, a rank that loses this one can say
+  /// how far it got.
+  virtual void noteStep(int64_t step) {}
 };
 
 } // namespace hetc::runtime::comm

@@ -14,8 +14,8 @@
 // creation cannot hang.
 //
 // Waits also watch the peers they wait for (internal/MpiPeerWatch.h): one
-// whose heartbeats stopped for the stall timeout ends the wait at once,
-// named, instead of at the per-wait limit.
+// whose heartbeats stopped for the stall timeout, or whose process ended,
+// ends the wait at once, named, instead of at the per-wait limit.
 //
 // MPI's reduction order is the implementation's: Open MPI's default
 // all-reduce algorithms give every member the same bits in practice, but
@@ -41,6 +41,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+
+#include <unistd.h>
 
 namespace hetc::runtime::comm {
 namespace {
@@ -132,6 +134,10 @@ public:
 
   int rank() const override { return rank_; }
   int worldSize() const override { return size_; }
+  void noteStep(int64_t step) override {
+    if (watch_)
+      watch_->noteStep(step);
+  }
 
   Status send(int peer, const void *data, size_t bytes, int64_t tag) override;
   Status recv(int peer, void *data, size_t bytes, int64_t tag) override;
@@ -263,7 +269,7 @@ Status MpiCommunicator::poll(MPI_Request *request, const std::vector<int> &peers
         int flag = 0;
         HETC_MPI_RETURN_IF_ERROR(MPI_Test(request, &flag, MPI_STATUS_IGNORE));
         if (!flag && watch_)
-          *stalled = watch_->stalled(peers);
+          *stalled = watch_->lost(peers);
         *done = flag != 0 || *stalled >= 0;
         return okStatus();
       },
@@ -272,7 +278,7 @@ Status MpiCommunicator::poll(MPI_Request *request, const std::vector<int> &peers
 
 Status MpiCommunicator::peerStalled(const std::string &what, int peer) const {
   return makeStatus(StatusCode::kDeadlineExceeded, "rank ", rank_, ": ", what,
-                    ": waiting for ", watch_->describeStall(peer));
+                    ": waiting for ", watch_->describeLoss(peer));
 }
 
 Status MpiCommunicator::receive(void *data, int bytes, int peer, int mpiTag,
@@ -416,7 +422,7 @@ Status MpiCommunicator::groupComm(const std::vector<int> &group,
                                              requests.data(), &flag,
                                              MPI_STATUSES_IGNORE));
         if (!flag && watch_)
-          stalled = watch_->stalled(others);
+          stalled = watch_->lost(others);
         *done = flag != 0 || stalled >= 0;
         return okStatus();
       },
@@ -591,20 +597,27 @@ Status initializeMpi(bool *multiple) {
   return initialized;
 }
 
-// Every rank's host name (MPI_Get_processor_name), in rank order.
-std::vector<std::string> hostNames(MPI_Comm comm, int size) {
+// Every rank's host (MPI_Get_processor_name) and process, in rank order.
+std::vector<internal::MpiRankIdentity> rankIdentities(MPI_Comm comm, int size) {
   char mine[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;
   MPI_Get_processor_name(mine, &length);
-  std::vector<char> all(static_cast<size_t>(size) * MPI_MAX_PROCESSOR_NAME);
-  MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(),
+  std::vector<char> names(static_cast<size_t>(size) * MPI_MAX_PROCESSOR_NAME);
+  MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(),
                 MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
-  std::vector<std::string> names;
+  int64_t process[2] = {static_cast<int64_t>(getpid()), 0};
+  process[1] = internal::MpiPeerWatch::processStartTicks(process[0]);
+  std::vector<int64_t> processes(static_cast<size_t>(size) * 2);
+  MPI_Allgather(process, 2, MPI_INT64_T, processes.data(), 2, MPI_INT64_T,
+                comm);
+  std::vector<internal::MpiRankIdentity> ranks(size);
   for (int r = 0; r < size; ++r) {
-    const char *name = all.data() + static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME;
-    names.emplace_back(name, strnlen(name, MPI_MAX_PROCESSOR_NAME));
+    const char *name = names.data() + static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME;
+    ranks[r].host.assign(name, strnlen(name, MPI_MAX_PROCESSOR_NAME));
+    ranks[r].pid = processes[2 * r];
+    ranks[r].startTicks = processes[2 * r + 1];
   }
-  return names;
+  return ranks;
 }
 
 } // namespace
@@ -623,7 +636,8 @@ bool launchedByMpi() {
 
 Status createMpiCommunicator(std::chrono::milliseconds timeout,
                              std::chrono::milliseconds stallTimeout,
-                             std::unique_ptr<Communicator> *communicator) {
+                             std::unique_ptr<Communicator> *communicator,
+                             PeerLossReporter reportLoss) {
   bool multiple = false;
   HETC_RETURN_IF_ERROR(initializeMpi(&multiple));
   int rank = 0;
@@ -644,7 +658,8 @@ Status createMpiCommunicator(std::chrono::milliseconds timeout,
     if (code != MPI_SUCCESS)
       return mpiError(code, rank, "MPI_Comm_dup", __FILE__, __LINE__);
     watch = std::make_unique<internal::MpiPeerWatch>(
-        beats, rank, size, stallTimeout, hostNames(world, size));
+        beats, rank, size, stallTimeout, rankIdentities(world, size),
+        std::move(reportLoss));
   }
   *communicator = std::make_unique<MpiCommunicator>(world, rank, size, timeout,
                                                     std::move(watch));
@@ -661,7 +676,8 @@ bool launchedByMpi() { return false; }
 
 Status createMpiCommunicator(std::chrono::milliseconds timeout,
                              std::chrono::milliseconds stallTimeout,
-                             std::unique_ptr<Communicator> *communicator) {
+                             std::unique_ptr<Communicator> *communicator,
+                             PeerLossReporter) {
   return unimplemented("this build of hetc has no MPI (it was not found when "
                        "the build was configured)");
 }

@@ -418,6 +418,8 @@ Status RankExecutor::runStep(int64_t step, const TokenLoader &data,
                              float *loss) {
   profiledStep_ = step;
   profilingEvaluation_ = false;
+  if (communicator_)
+    communicator_->noteStep(step);
   HETC_RETURN_IF_ERROR(fillInputs(train_, step, data));
   HETC_RETURN_IF_ERROR(runInstructions(train_), "step ", step);
   *loss = train_.loss;

@@ -707,11 +707,17 @@ Status runTraining(const HetrunOptions &options, FILE *out, FILE *err,
   std::unique_ptr<runtime::comm::Communicator> world;
   // A wait ends when its peer sends no heartbeat for the stall limit, and
   // in any case after kCommTimeout.
+  // A peer's process that ends is reported the moment it does: the
+  // launcher may end this process soon after.
+  auto reportLoss = [err](const std::string &loss) {
+    std::fprintf(err, "hetrun: %s\n", loss.c_str());
+    std::fflush(err);
+  };
   HETC_RETURN_IF_ERROR(runtime::comm::createMpiCommunicator(
       std::chrono::duration_cast<std::chrono::milliseconds>(kCommTimeout),
       options.commTimeout > 0 ? seconds(options.commTimeout)
                               : std::chrono::milliseconds(kStallTimeout),
-      &world));
+      &world, reportLoss));
   Status status = train(options, world.get(), out, err, end);
   if (!status.ok()) {
     // The other processes may be waiting for this one: report, then end

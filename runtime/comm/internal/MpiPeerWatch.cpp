@@ -6,6 +6,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <poll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 namespace hetc::runtime::comm::internal {
 namespace {
@@ -18,23 +24,76 @@ int64_t nowNanos() {
       .count();
 }
 
+// A pidfd of `pid`: readable once the process ends. -1 where the kernel
+// has none (before Linux 5.3) or the process is not ours to watch.
+int openProcess(int64_t pid) {
+#ifdef SYS_pidfd_open
+  return static_cast<int>(syscall(SYS_pidfd_open, static_cast<pid_t>(pid), 0));
+#else
+  (void)pid;
+  return -1;
+#endif
+}
+
 } // namespace
+
+int64_t MpiPeerWatch::processStartTicks(int64_t pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(file)),
+                   std::istreambuf_iterator<char>());
+  // Field 2, the command, is in parentheses and may hold spaces; field 22,
+  // the start time, is the 20th after it.
+  size_t close = stat.rfind(')');
+  if (close == std::string::npos)
+    return 0;
+  std::istringstream fields(stat.substr(close + 1));
+  std::string field;
+  for (int i = 0; i < 20 && fields >> field; ++i) {
+  }
+  return field.empty() ? 0 : std::strtoll(field.c_str(), nullptr, 10);
+}
 
 MpiPeerWatch::MpiPeerWatch(MPI_Comm comm, int rank, int size,
                            std::chrono::milliseconds stallTimeout,
-                           std::vector<std::string> hosts)
+                           std::vector<MpiRankIdentity> ranks,
+                           LossReporter reportLoss)
     : comm_(comm), rank_(rank), size_(size), stallTimeout_(stallTimeout),
       // Several beats per timeout, at most one a second.
       period_(std::min<std::chrono::milliseconds>(
           std::chrono::seconds(1),
           std::max<std::chrono::milliseconds>(std::chrono::milliseconds(20),
                                               stallTimeout / 8))),
-      hosts_(std::move(hosts)), heardAt_(new std::atomic<int64_t>[size]),
+      ranks_(std::move(ranks)), reportLoss_(std::move(reportLoss)),
+      heardAt_(new std::atomic<int64_t>[size]),
+      peerStep_(new std::atomic<int64_t>[size]),
+      ended_(new std::atomic<bool>[size]), processes_(size, -1),
       outgoing_(size, 0), sends_(size, MPI_REQUEST_NULL) {
   int64_t now = nowNanos();
-  for (int peer = 0; peer < size; ++peer)
+  for (int peer = 0; peer < size; ++peer) {
     heardAt_[peer].store(now);
+    peerStep_[peer].store(-1);
+    ended_[peer].store(false);
+  }
+  watchProcesses();
   thread_ = std::thread([this] { run(); });
+}
+
+void MpiPeerWatch::watchProcesses() {
+  const MpiRankIdentity &self = ranks_[rank_];
+  for (int peer = 0; peer < size_; ++peer) {
+    const MpiRankIdentity &other = ranks_[peer];
+    if (peer == rank_ || other.host != self.host || other.pid <= 0)
+      continue;
+    int fd = openProcess(other.pid);
+    // Only the very process: a pid of another namespace that shares the
+    // host name, or a pid reused, has another start time.
+    if (fd >= 0 && (other.startTicks == 0 ||
+                    processStartTicks(other.pid) != other.startTicks)) {
+      close(fd);
+      fd = -1;
+    }
+    processes_[peer] = fd;
+  }
 }
 
 MpiPeerWatch::~MpiPeerWatch() {
@@ -47,6 +106,9 @@ MpiPeerWatch::~MpiPeerWatch() {
       MPI_Request_free(&request);
     }
   MPI_Comm_free(&comm_);
+  for (int fd : processes_)
+    if (fd >= 0)
+      close(fd);
 }
 
 void MpiPeerWatch::run() {
@@ -57,7 +119,7 @@ void MpiPeerWatch::run() {
     next += period_;
     while (!stopping_ && std::chrono::steady_clock::now() < next) {
       listen();
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      waitForExits(std::chrono::milliseconds(5));
     }
   }
 }
@@ -71,7 +133,7 @@ void MpiPeerWatch::beat() {
       MPI_Test(&sends_[peer], &done, MPI_STATUS_IGNORE);
     if (!done)
       continue; // the last beat is still on its way
-    ++outgoing_[peer];
+    outgoing_[peer] = step_.load();
     MPI_Isend(&outgoing_[peer], 1, MPI_INT64_T, peer, kBeatTag, comm_,
               &sends_[peer]);
   }
@@ -85,33 +147,70 @@ void MpiPeerWatch::listen() {
             MPI_SUCCESS ||
         !arrived)
       return;
-    int64_t count = 0;
-    MPI_Recv(&count, 1, MPI_INT64_T, status.MPI_SOURCE, kBeatTag, comm_,
+    int64_t step = -1;
+    MPI_Recv(&step, 1, MPI_INT64_T, status.MPI_SOURCE, kBeatTag, comm_,
              MPI_STATUS_IGNORE);
-    if (status.MPI_SOURCE >= 0 && status.MPI_SOURCE < size_)
+    if (status.MPI_SOURCE >= 0 && status.MPI_SOURCE < size_) {
       heardAt_[status.MPI_SOURCE].store(nowNanos());
+      peerStep_[status.MPI_SOURCE].store(step);
+    }
   }
 }
 
-int MpiPeerWatch::stalled(const std::vector<int> &peers) const {
+void MpiPeerWatch::waitForExits(std::chrono::milliseconds timeout) {
+  std::vector<pollfd> watched;
+  std::vector<int> peers;
+  for (int peer = 0; peer < size_; ++peer)
+    if (processes_[peer] >= 0) {
+      watched.push_back({processes_[peer], POLLIN, 0});
+      peers.push_back(peer);
+    }
+  if (watched.empty()) {
+    std::this_thread::sleep_for(timeout);
+    return;
+  }
+  if (::poll(watched.data(), watched.size(), static_cast<int>(timeout.count())) <= 0)
+    return;
+  for (size_t i = 0; i < watched.size(); ++i) {
+    if (!(watched[i].revents & (POLLIN | POLLHUP | POLLERR)))
+      continue;
+    int peer = peers[i];
+    close(processes_[peer]);
+    processes_[peer] = -1;
+    ended_[peer].store(true);
+    if (reportLoss_)
+      reportLoss_(describeSelf() + " lost " + describeLoss(peer));
+  }
+}
+
+int MpiPeerWatch::lost(const std::vector<int> &peers) const {
   int64_t silentSince = nowNanos() - stallTimeout_ / std::chrono::nanoseconds(1);
   for (int peer : peers)
     if (peer != rank_ && peer >= 0 && peer < size_ &&
-        heardAt_[peer].load() < silentSince)
+        (ended_[peer].load() || heardAt_[peer].load() < silentSince))
       return peer;
   return -1;
 }
 
-std::string MpiPeerWatch::describeStall(int peer) const {
+std::string MpiPeerWatch::describeRank(int rank, int64_t step) const {
+  std::string where = ranks_[rank].host.empty() ? "" : "host " + ranks_[rank].host + ", ";
+  where += step < 0 ? "before its first step" : "in step " + std::to_string(step + 1);
+  return "rank " + std::to_string(rank) + " (" + where + ")";
+}
+
+std::string MpiPeerWatch::describeSelf() const {
+  return describeRank(rank_, step_.load());
+}
+
+std::string MpiPeerWatch::describeLoss(int peer) const {
+  std::string who = describeRank(peer, peerStep_[peer].load());
+  if (ended_[peer].load())
+    return who + ", whose process (pid " + std::to_string(ranks_[peer].pid) +
+           ") has ended: killed or crashed";
   char seconds[32];
   std::snprintf(seconds, sizeof(seconds), "%g",
                 static_cast<double>(stallTimeout_.count()) / 1000.0);
-  std::string host = peer < static_cast<int>(hosts_.size()) &&
-                             !hosts_[peer].empty()
-                         ? " (host " + hosts_[peer] + ")"
-                         : "";
-  return "rank " + std::to_string(peer) + host +
-         ", which has sent no heartbeat for " + seconds +
+  return who + ", which has sent no heartbeat for " + seconds +
          " s: stopped, frozen, or gone";
 }
 
