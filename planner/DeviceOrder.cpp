@@ -43,13 +43,16 @@ std::vector<std::vector<T>> ordersOf(std::vector<T> items) {
   return orders;
 }
 
-/// Sorts by memory per device, largest first (stable, so file order breaks
-/// ties): the first stages keep the most micro-batches in flight.
-template <typename T, typename MemoryOf>
-void sortByMemory(std::vector<T> &items, MemoryOf memoryOf) {
-  std::stable_sort(items.begin(), items.end(), [&](const T &a, const T &b) {
-    return memoryOf(a) > memoryOf(b);
-  });
+/// Sorts names by memory per device, largest first (the first stages keep
+/// the most micro-batches in flight), ties by name: never by their order in
+/// the cluster file, so that reordering the file changes no plan.
+template <typename MemoryOf>
+void sortByMemory(std::vector<std::string> &names, MemoryOf memoryOf) {
+  std::sort(names.begin(), names.end(),
+            [&](const std::string &a, const std::string &b) {
+              double ma = memoryOf(a), mb = memoryOf(b);
+              return ma != mb ? ma > mb : a < b;
+            });
 }
 
 /// Splits [0, count) into `pieces` consecutive near-equal ranges (the first
@@ -79,7 +82,16 @@ std::vector<std::vector<int>> deviceOrders(const Cluster &cluster,
   std::map<std::string, std::vector<std::string>> kindsOf;
   std::map<std::string, std::vector<int>> nodesOfKind;
   std::map<std::string, double> kindMemory, datacenterMemory;
-  for (const auto &[n, node] : llvm::enumerate(cluster.nodes)) {
+  // Nodes by name: interchangeable nodes are used in one order whatever
+  // the file's.
+  std::vector<int> nodes(cluster.nodes.size());
+  for (size_t n = 0; n < nodes.size(); ++n)
+    nodes[n] = static_cast<int>(n);
+  llvm::sort(nodes, [&](int a, int b) {
+    return cluster.nodes[a].name < cluster.nodes[b].name;
+  });
+  for (int n : nodes) {
+    const Node &node = cluster.nodes[n];
     if (!llvm::is_contained(datacenters, node.datacenter))
       datacenters.push_back(node.datacenter);
     std::string kind = nodeKind(cluster, node);
