@@ -218,7 +218,7 @@ public:
          bool recordSpans)
       : plan(plan), tasks(std::move(tasks)), recordSpans(recordSpans),
         clock(this->tasks.size(), 0), next(this->tasks.size(), 0),
-        busy(this->tasks.size(), 0) {}
+        compute(this->tasks.size(), 0), communication(this->tasks.size(), 0) {}
 
   llvm::Error run() {
     size_t done = 0;
@@ -238,9 +238,13 @@ public:
 
   void fill(SimulationResult &result) const {
     result.stepSeconds = *llvm::max_element(clock);
-    result.busySeconds = busy;
-    for (double seconds : busy)
-      result.idleSeconds.push_back(result.stepSeconds - seconds);
+    result.computeSeconds = compute;
+    result.communicationSeconds = communication;
+    for (size_t rank = 0; rank < compute.size(); ++rank) {
+      double busy = compute[rank] + communication[rank];
+      result.busySeconds.push_back(busy);
+      result.idleSeconds.push_back(result.stepSeconds - busy);
+    }
     result.spans = spans;
   }
 
@@ -295,8 +299,11 @@ private:
   void record(size_t rank, const Task &task, const char *category,
               double start, double seconds) {
     clock[rank] = start + seconds;
-    if (llvm::StringRef(category) != "wait")
-      busy[rank] += seconds;
+    llvm::StringRef kind(category);
+    if (kind == "compute")
+      compute[rank] += seconds;
+    else if (kind == "comm")
+      communication[rank] += seconds;
     if (recordSpans)
       spans.push_back(
           {static_cast<int64_t>(rank), nameOf(task), category, start, seconds});
@@ -319,7 +326,7 @@ private:
   bool recordSpans;
   std::vector<double> clock;
   std::vector<size_t> next;
-  std::vector<double> busy;
+  std::vector<double> compute, communication;
   std::vector<TraceSpan> spans;
   /// Arrival times of the messages sent and not yet received, per pair.
   std::map<std::pair<int64_t, int64_t>, std::deque<double>> inFlight;

@@ -31,7 +31,10 @@ struct SimulationResult {
   double stepSeconds = 0;
   double tokensPerSecond = 0;
   std::vector<double> busySeconds;      // per rank: computing or moving data
-  std::vector<double> idleSeconds;      // per rank: stepSeconds - busy
+  std::vector<double> computeSeconds;   // per rank: the computing part
+  std::vector<double> communicationSeconds; // per rank: the moving part
+  std::vector<double> idleSeconds;      // per rank: stepSeconds - busy (its
+                                        // waits: the pipeline's bubble)
   std::vector<int64_t> peakMemoryBytes; // per rank (CostModel::rankMemoryBytes)
   std::vector<TraceSpan> spans;         // filled when asked for
 };

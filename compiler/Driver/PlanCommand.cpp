@@ -113,9 +113,10 @@ void printPlanTable(const planner::Plan &plan,
                     const planner::Cluster &cluster) {
   llvm::raw_ostream &os = llvm::outs();
   os << llvm::format("%4s %5s  %-24s %-10s %-9s %-9s %6s %6s %10s %21s "
-                     "%10s\n",
+                     "%10s %9s %9s\n",
                      "rank", "stage", "device", "segments", "precision",
-                     "samples", "micro", "shard", "memory", "free", "busy ms");
+                     "samples", "micro", "shard", "memory", "free",
+                     "compute ms", "comm ms", "idle ms");
   for (int64_t rank = 0; rank < plan.numRanks(); ++rank) {
     auto [s, r] = plan.stageAndReplicaOf(rank);
     const planner::Stage &stage = plan.stages[s];
@@ -135,7 +136,7 @@ void printPlanTable(const planner::Plan &plan,
             stage.precision.value_or(planner::Precision::F32))
             .str();
     os << llvm::format("%4lld %5lld  %-24s %-10s %-9s %-9s %6lld %6.3f %10s "
-                       "%21s %10.3f\n",
+                       "%21s %10.3f %9.3f %9.3f\n",
                        (long long)rank, (long long)s, replica.device.c_str(),
                        segments.c_str(), precision.c_str(), samples.c_str(),
                        (long long)replica.microBatch, replica.shard,
@@ -143,8 +144,54 @@ void printPlanTable(const planner::Plan &plan,
                        (gigabytes(capacity - used) + " of " +
                         gigabytes(capacity))
                            .c_str(),
-                       predicted.busySeconds[rank] * 1e3);
+                       predicted.computeSeconds[rank] * 1e3,
+                       predicted.communicationSeconds[rank] * 1e3,
+                       predicted.idleSeconds[rank] * 1e3);
   }
+}
+
+/// "idle devices: 8 of 24 (west: 4 x A10G-24GB, east: 4 x L4)": the
+/// cluster's devices the plan leaves out, counted per node and type.
+void printIdleDevices(const planner::Plan &plan,
+                      const planner::Cluster &cluster) {
+  std::vector<bool> used(cluster.devices.size(), false);
+  for (const planner::Stage &stage : plan.stages)
+    for (const planner::Replica &replica : stage.replicas) {
+      int device = cluster.deviceIndex(replica.device);
+      if (device >= 0)
+        used[device] = true;
+    }
+  // Runs of one node and type, in the cluster's order.
+  struct Group {
+    std::string node, type;
+    int count = 0;
+  };
+  std::vector<Group> groups;
+  int64_t idle = 0;
+  for (size_t d = 0; d < cluster.devices.size(); ++d) {
+    if (used[d])
+      continue;
+    ++idle;
+    const planner::Device &device = cluster.devices[d];
+    const std::string &node = cluster.nodes[device.node].name;
+    if (groups.empty() || groups.back().node != node ||
+        groups.back().type != device.gpu.type)
+      groups.push_back({node, device.gpu.type, 0});
+    ++groups.back().count;
+  }
+  if (idle == 0)
+    return;
+  constexpr size_t kShown = 8;
+  std::string listed;
+  for (size_t g = 0; g < groups.size() && g < kShown; ++g)
+    listed += llvm::formatv("{0}{1}: {2} x {3}", g ? ", " : "", groups[g].node,
+                            groups[g].count, groups[g].type)
+                  .str();
+  if (groups.size() > kShown)
+    listed += llvm::formatv(", and {0} more", groups.size() - kShown).str();
+  llvm::outs() << "idle devices: " << idle << " of " << cluster.devices.size()
+               << " (" << listed
+               << "): the plan is predicted faster without them\n";
 }
 
 int runPlan() {
@@ -199,6 +246,7 @@ int runPlan() {
                << llvm::format("%.0f", predicted.tokensPerSecond)
                << " tokens/s\n";
   printPlanTable(plan, predicted, input->cluster);
+  printIdleDevices(plan, input->cluster);
 
   // The baselines, on the same cost model.
   llvm::outs() << "\ncompared with (predicted tokens/s):\n";

@@ -132,9 +132,14 @@ TEST(Simulator, MessagesArriveATransferTimeAfterTheirSend) {
   };
   expectNear(f + transfer, waited(1));
   expectNear(f + b + transfer, waited(0));
-  // The busy time of rank 0 counts its send, not its waits.
+  // The busy time of rank 0 counts its send, not its waits: computing its
+  // forward, backward and update, communicating its send.
   expectNear(f + transfer + b + adamwSeconds(kSegmentParameters),
              result.busySeconds[0]);
+  expectNear(f + b + adamwSeconds(kSegmentParameters),
+             result.computeSeconds[0]);
+  expectNear(transfer, result.communicationSeconds[0]);
+  expectNear(f + b + transfer, result.idleSeconds[0]);
 }
 
 TEST(Simulator, DataParallelReplicasReduceScatterUpdateAndGather) {
@@ -199,8 +204,11 @@ TEST(Simulator, UnevenReplicasAreFasterThanOneDevice) {
   EXPECT_GT(six.stepSeconds,
             2 * (forwardSeconds(4, 8) + backwardSeconds(4, 8)));
   ASSERT_EQ(six.busySeconds.size(), 6u);
-  for (size_t rank = 0; rank < 6; ++rank)
+  for (size_t rank = 0; rank < 6; ++rank) {
     expectNear(six.stepSeconds, six.busySeconds[rank] + six.idleSeconds[rank]);
+    expectNear(six.busySeconds[rank],
+               six.computeSeconds[rank] + six.communicationSeconds[rank]);
+  }
 }
 
 TEST(Simulator, ChromeTraceHasOneProcessPerRankNamedByItsDevice) {
