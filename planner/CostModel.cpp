@@ -256,6 +256,10 @@ double CostModel::transferSeconds(int from, int to, int64_t bytes) const {
   return cluster_.linkBetween(from, to).seconds(bytes);
 }
 
+const Link *CostModel::ringLink(llvm::ArrayRef<int> devices) const {
+  return slowestRingLink(cluster_, devices);
+}
+
 double CostModel::allReduceSeconds(llvm::ArrayRef<int> devices,
                                    int64_t bytes) const {
   const Link *link = slowestRingLink(cluster_, devices);

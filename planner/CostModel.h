@@ -93,6 +93,9 @@ public:
                  std::optional<Precision> precision = std::nullopt) const;
   /// Seconds to move `bytes` from `from` to `to` (0 when they are equal).
   double transferSeconds(int from, int to, int64_t bytes) const;
+  /// The link a ring over `devices` (in member order) is timed by: the
+  /// slowest between consecutive members; null for a single device.
+  const Link *ringLink(llvm::ArrayRef<int> devices) const;
   /// Ring collectives over `devices` (in member order). `bytes` is the
   /// whole buffer; uneven ones take each member's part.
   double allReduceSeconds(llvm::ArrayRef<int> devices, int64_t bytes) const;

@@ -16,6 +16,7 @@
 
 #include "planner/Simulator.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -36,6 +37,7 @@ struct Task {
   llvm::StringRef label; // "F", "B", "send", "all_gather", "adamw", ...
   ScheduledOp op;        // the schedule op of a computation or message
   double seconds = 0;    // Compute, Send, Collective
+  const Link *link = nullptr; // Send, Collective: the link it is timed by
   int64_t peer = -1;  // Send, Recv
   /// Collective: over the replicas of this stage; the how-manieth of them.
   int64_t stage = -1;
@@ -114,6 +116,8 @@ public:
         send.seconds = cost.transferSeconds(
             device, deviceOfRank[op.peer],
             op.numSamples * boundaryBytes(stage, op.gradient));
+        if (device != deviceOfRank[op.peer])
+          send.link = &cost.cluster().linkBetween(device, deviceOfRank[op.peer]);
         tasks.push_back(send);
         break;
       }
@@ -149,6 +153,7 @@ private:
   struct StageExchange {
     std::vector<int64_t> shardCounts;
     double allGatherSeconds = 0, reduceScatterSeconds = 0;
+    const Link *link = nullptr;
   };
 
   const StageExchange &exchangeOf(int64_t s) {
@@ -165,6 +170,7 @@ private:
       parts.push_back(count * kElementBytes);
     it->second.allGatherSeconds = cost.allGatherSeconds(devices, parts);
     it->second.reduceScatterSeconds = cost.reduceScatterSeconds(devices, parts);
+    it->second.link = cost.ringLink(devices);
     return it->second;
   }
 
@@ -179,6 +185,7 @@ private:
     task.sequence = nextSequence[schedule.rank]++;
     task.seconds = name == "all_gather" ? exchange.allGatherSeconds
                                         : exchange.reduceScatterSeconds;
+    task.link = exchange.link;
     return task;
   }
 
@@ -246,6 +253,14 @@ public:
       result.idleSeconds.push_back(result.stepSeconds - busy);
     }
     result.spans = spans;
+    for (const auto &[link, seconds] : linkSeconds)
+      result.linkUses.push_back({link, seconds});
+    // Busiest first; on a tie the slower link.
+    llvm::sort(result.linkUses, [](const LinkUse &a, const LinkUse &b) {
+      if (a.seconds != b.seconds)
+        return a.seconds > b.seconds;
+      return a.link->bandwidthGBps < b.link->bandwidthGBps;
+    });
   }
 
 private:
@@ -302,8 +317,11 @@ private:
     llvm::StringRef kind(category);
     if (kind == "compute")
       compute[rank] += seconds;
-    else if (kind == "comm")
+    else if (kind == "comm") {
       communication[rank] += seconds;
+      if (task.link)
+        linkSeconds[task.link] += seconds;
+    }
     if (recordSpans)
       spans.push_back(
           {static_cast<int64_t>(rank), nameOf(task), category, start, seconds});
@@ -327,6 +345,7 @@ private:
   std::vector<double> clock;
   std::vector<size_t> next;
   std::vector<double> compute, communication;
+  llvm::DenseMap<const Link *, double> linkSeconds;
   std::vector<TraceSpan> spans;
   /// Arrival times of the messages sent and not yet received, per pair.
   std::map<std::pair<int64_t, int64_t>, std::deque<double>> inFlight;

@@ -27,6 +27,14 @@ struct TraceSpan {
   double seconds = 0;
 };
 
+/// The time a step moves data over one of the cluster's links (a node's
+/// inside, the fabric between nodes, the link between datacenters), summed
+/// over the ranks; a collective counts against the slowest link of its ring.
+struct LinkUse {
+  const Link *link = nullptr; // into the cost model's cluster
+  double seconds = 0;
+};
+
 struct SimulationResult {
   double stepSeconds = 0;
   double tokensPerSecond = 0;
@@ -36,6 +44,7 @@ struct SimulationResult {
   std::vector<double> idleSeconds;      // per rank: stepSeconds - busy (its
                                         // waits: the pipeline's bubble)
   std::vector<int64_t> peakMemoryBytes; // per rank (CostModel::rankMemoryBytes)
+  std::vector<LinkUse> linkUses;        // busiest first
   std::vector<TraceSpan> spans;         // filled when asked for
 };
 

@@ -140,6 +140,10 @@ TEST(Simulator, MessagesArriveATransferTimeAfterTheirSend) {
              result.computeSeconds[0]);
   expectNear(transfer, result.communicationSeconds[0]);
   expectNear(f + b + transfer, result.idleSeconds[0]);
+  // Both messages cross the node's own link: the one link in use.
+  ASSERT_EQ(result.linkUses.size(), 1u);
+  EXPECT_EQ(result.linkUses[0].link, &cluster.linkBetween(0, 1));
+  expectNear(2 * transfer, result.linkUses[0].seconds);
 }
 
 TEST(Simulator, DataParallelReplicasReduceScatterUpdateAndGather) {
