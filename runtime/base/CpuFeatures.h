@@ -11,6 +11,9 @@
 
 #include "runtime/base/Status.h"
 
+#include <functional>
+#include <string_view>
+
 namespace hetc::runtime {
 
 /// The instruction set the CPU kernels were built for, e.g. "x86-64-v3".
@@ -19,6 +22,11 @@ const char *cpuKernelArch();
 /// OK when this processor has every feature the CPU kernels were built
 /// with; otherwise an error naming the missing ones and the rebuild option.
 Status checkCpuFeatures();
+
+/// The same for kernels built for `arch` on a processor that has the
+/// features `has` says yes to.
+Status checkCpuFeatures(std::string_view arch,
+                        const std::function<bool(std::string_view)> &has);
 
 } // namespace hetc::runtime
 

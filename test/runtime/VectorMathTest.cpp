@@ -128,5 +128,17 @@ TEST(CpuFeatures, ThisMachineRunsTheKernels) {
   HETC_ASSERT_OK(checkCpuFeatures());
 }
 
+TEST(CpuFeatures, AProcessorWithoutAvx2IsToldHowToRebuild) {
+  auto noAvx2 = [](std::string_view f) { return f != "avx2" && f != "fma"; };
+  Status status = checkCpuFeatures("x86-64-v3", noAvx2);
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(status.message(),
+            "the CPU kernels were built for x86-64-v3 but this processor "
+            "lacks: avx2 fma; rebuild with -DHETC_CPU_ARCH=x86-64 (slower "
+            "kernels) to run here");
+  // Kernels built for the baseline run anywhere.
+  HETC_ASSERT_OK(checkCpuFeatures("", noAvx2));
+}
+
 } // namespace
 } // namespace hetc::runtime::test

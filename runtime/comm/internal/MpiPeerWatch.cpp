@@ -9,7 +9,6 @@
 #include <fstream>
 #include <sstream>
 
-#include <poll.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -66,7 +65,7 @@ MpiPeerWatch::MpiPeerWatch(MPI_Comm comm, int rank, int size,
       ranks_(std::move(ranks)), reportLoss_(std::move(reportLoss)),
       heardAt_(new std::atomic<int64_t>[size]),
       peerStep_(new std::atomic<int64_t>[size]),
-      ended_(new std::atomic<bool>[size]), processes_(size, -1),
+      ended_(new std::atomic<bool>[size]),
       outgoing_(size, 0), sends_(size, MPI_REQUEST_NULL) {
   int64_t now = nowNanos();
   for (int peer = 0; peer < size; ++peer) {
@@ -87,12 +86,15 @@ void MpiPeerWatch::watchProcesses() {
     int fd = openProcess(other.pid);
     // Only the very process: a pid of another namespace that shares the
     // host name, or a pid reused, has another start time.
-    if (fd >= 0 && (other.startTicks == 0 ||
-                    processStartTicks(other.pid) != other.startTicks)) {
+    if (fd < 0)
+      continue;
+    if (other.startTicks == 0 ||
+        processStartTicks(other.pid) != other.startTicks) {
       close(fd);
-      fd = -1;
+      continue;
     }
-    processes_[peer] = fd;
+    watchedPeers_.push_back(peer);
+    watchedProcesses_.push_back({fd, POLLIN, 0});
   }
 }
 
@@ -106,9 +108,8 @@ MpiPeerWatch::~MpiPeerWatch() {
       MPI_Request_free(&request);
     }
   MPI_Comm_free(&comm_);
-  for (int fd : processes_)
-    if (fd >= 0)
-      close(fd);
+  for (const pollfd &process : watchedProcesses_)
+    close(process.fd);
 }
 
 void MpiPeerWatch::run() {
@@ -158,25 +159,20 @@ void MpiPeerWatch::listen() {
 }
 
 void MpiPeerWatch::waitForExits(std::chrono::milliseconds timeout) {
-  std::vector<pollfd> watched;
-  std::vector<int> peers;
-  for (int peer = 0; peer < size_; ++peer)
-    if (processes_[peer] >= 0) {
-      watched.push_back({processes_[peer], POLLIN, 0});
-      peers.push_back(peer);
-    }
-  if (watched.empty()) {
+  if (watchedProcesses_.empty()) {
     std::this_thread::sleep_for(timeout);
     return;
   }
-  if (::poll(watched.data(), watched.size(), static_cast<int>(timeout.count())) <= 0)
+  if (::poll(watchedProcesses_.data(), watchedProcesses_.size(),
+             static_cast<int>(timeout.count())) <= 0)
     return;
-  for (size_t i = 0; i < watched.size(); ++i) {
-    if (!(watched[i].revents & (POLLIN | POLLHUP | POLLERR)))
+  for (size_t i = watchedProcesses_.size(); i-- > 0;) {
+    if (!(watchedProcesses_[i].revents & (POLLIN | POLLHUP | POLLERR)))
       continue;
-    int peer = peers[i];
-    close(processes_[peer]);
-    processes_[peer] = -1;
+    int peer = watchedPeers_[i];
+    close(watchedProcesses_[i].fd);
+    watchedProcesses_.erase(watchedProcesses_.begin() + i);
+    watchedPeers_.erase(watchedPeers_.begin() + i);
     ended_[peer].store(true);
     if (reportLoss_)
       reportLoss_(describeSelf() + " lost " + describeLoss(peer));

@@ -21,6 +21,7 @@
 #define HETC_RUNTIME_COMM_INTERNAL_MPIPEERWATCH_H
 
 #include <mpi.h>
+#include <poll.h>
 
 #include <atomic>
 #include <chrono>
@@ -91,8 +92,10 @@ private:
   std::unique_ptr<std::atomic<int64_t>[]> heardAt_;
   std::unique_ptr<std::atomic<int64_t>[]> peerStep_;
   std::unique_ptr<std::atomic<bool>[]> ended_;
-  // Per peer on this host: a pidfd of its process (-1: not watched).
-  std::vector<int> processes_;
+  // The peers on this host whose processes are watched, and a pidfd of
+  // each (an entry goes when its process ends).
+  std::vector<int> watchedPeers_;
+  std::vector<pollfd> watchedProcesses_;
   // Per peer: the beat being sent (a count) and its request.
   std::vector<int64_t> outgoing_;
   std::vector<MPI_Request> sends_;

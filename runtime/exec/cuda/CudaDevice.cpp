@@ -49,6 +49,9 @@ public:
 private:
   Status capture(int span, const std::function<Status()> &launch,
                  SpanGraph *graph);
+  /// An asynchronous copy on the rank's stream (none for zero bytes).
+  Status copyAsync(void *dst, const void *src, size_t bytes,
+                   cudaMemcpyKind kind);
 
   CudaDeviceOptions options_;
   GreenContext green_;              // when the rank has an SM partition
@@ -129,30 +132,28 @@ void CudaDevice::release(void *data) {
     cudaFree(data);
 }
 
+Status CudaDevice::copyAsync(void *dst, const void *src, size_t bytes,
+                             cudaMemcpyKind kind) {
+  if (bytes != 0)
+    HETC_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, bytes, kind, stream_));
+  return okStatus();
+}
+
 Status CudaDevice::copyToDevice(void *dst, const void *src, size_t bytes) {
-  if (bytes == 0)
-    return okStatus();
   // From pageable memory the copy is staged before the call returns, so the
   // caller may reuse `src` at once.
-  HETC_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
-  return okStatus();
+  return copyAsync(dst, src, bytes, cudaMemcpyHostToDevice);
 }
 
 Status CudaDevice::copyToHost(void *dst, const void *src, size_t bytes) {
   if (bytes == 0)
     return okStatus();
-  HETC_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
+  HETC_RETURN_IF_ERROR(copyAsync(dst, src, bytes, cudaMemcpyDeviceToHost));
   return synchronize();
 }
 
 Status CudaDevice::copyOnDevice(void *dst, const void *src, size_t bytes) {
-  if (bytes == 0)
-    return okStatus();
-  HETC_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_));
-  return okStatus();
+  return copyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice);
 }
 
 Status CudaDevice::capture(int span, const std::function<Status()> &launch,
