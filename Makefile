@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test demo docs fixtures bench bench-gpu fuzz clean
+.PHONY: all deps configure build test demo docs fixtures bench bench-gpu gpu-check-prepare fuzz clean
 
 all: build
 
@@ -42,6 +42,9 @@ bench: build
 # on a GPU machine (bench/gpu/prepare.sh, bench/gpu/run.sh). See docs/performance.md.
 bench-gpu: build
 	cmake --build $(BUILD_DIR) --target bench-gpu
+
+gpu-check-prepare: build
+	cmake --build $(BUILD_DIR) --target gpu-check-prepare
 
 # Fuzzing (docs/fuzzing.md): the test/fuzz targets under libFuzzer and
 # AddressSanitizer, built with clang in $(BUILD_DIR)-fuzz, FUZZ_SECONDS (60)

@@ -67,6 +67,8 @@ prepare() {
   echo "prepared $(wc -l < "$dir/cases.txt") cases in $dir"
 }
 
+# Prints "result NAME ok" or "result NAME failed: WHY" per comparison; a hetrun
+# that fails fails its case and the others still run.
 check() {
   local failed=0
   while read -r name model optimizer reference options; do
@@ -74,24 +76,39 @@ check() {
     local ranks gpu=(--backend cuda)
     ranks=$(ls "$dir/$name.hetpkg"/rank*.pb 2>/dev/null | wc -l)
     [ "$ranks" -gt 1 ] && gpu+=(--share-gpu)
-    hetrun "$dir/$name.hetpkg" --data "$dir/tokens.bin" --steps 5 "${gpu[@]}" \
-      --metrics "$dir/$name-gpu.jsonl" --save "$dir/$name-gpu.run" > /dev/null
+    echo "== $name: GPU against CPU ($reference)"
+    if ! hetrun "$dir/$name.hetpkg" --data "$dir/tokens.bin" --steps 5 "${gpu[@]}" \
+         --metrics "$dir/$name-gpu.jsonl" --save "$dir/$name-gpu.run" \
+         > /dev/null 2> "$dir/$name-gpu.err"; then
+      cat "$dir/$name-gpu.err" >&2
+      echo "result $name failed: $(grep -m1 -i error "$dir/$name-gpu.err" || tail -n1 "$dir/$name-gpu.err")"
+      failed=1
+      continue
+    fi
     local tolerance=("${sgdTolerance[@]}")
     [ "$optimizer" = adamw ] && tolerance=("${adamwTolerance[@]}")
     case $options in
       *--precision*) tolerance=(--loss-rtol 0.02 --param-rtol 0.02 --param-atol 1.0) ;;
     esac
-    echo "== $name: GPU against CPU ($reference)"
-    "$python" "$models/compare_runs.py" --reference "$dir/$reference-cpu.run" \
-      --reference-metrics "$dir/$reference-cpu.jsonl" \
-      --candidate "$dir/$name-gpu.run" --metrics "$dir/$name-gpu.jsonl" \
-      "${tolerance[@]}" || failed=1
+    if "$python" "$models/compare_runs.py" --reference "$dir/$reference-cpu.run" \
+         --reference-metrics "$dir/$reference-cpu.jsonl" \
+         --candidate "$dir/$name-gpu.run" --metrics "$dir/$name-gpu.jsonl" \
+         "${tolerance[@]}"; then
+      echo "result $name ok"
+    else
+      echo "result $name failed: differs from the CPU run"
+      failed=1
+    fi
     if [ "$name" = gpt2-tiny-op17-adamw ]; then
-      hetrun "$dir/$name.hetpkg" --data "$dir/tokens.bin" --steps 5 \
-        --backend cuda --no-cuda-graphs --metrics "$dir/$name-eager.jsonl" > /dev/null
       echo "== $name: CUDA graphs against eager launches"
-      "$python" "$inputs/same_losses.py" "$dir/$name-gpu.jsonl" \
-        "$dir/$name-eager.jsonl" || failed=1
+      if hetrun "$dir/$name.hetpkg" --data "$dir/tokens.bin" --steps 5 \
+           --backend cuda --no-cuda-graphs --metrics "$dir/$name-eager.jsonl" > /dev/null &&
+         "$python" "$inputs/same_losses.py" "$dir/$name-gpu.jsonl" "$dir/$name-eager.jsonl"; then
+        echo "result $name-graphs ok"
+      else
+        echo "result $name-graphs failed: CUDA graphs and eager launches differ"
+        failed=1
+      fi
     fi
   done < "$dir/cases.txt"
   return $failed
