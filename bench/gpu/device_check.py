@@ -15,13 +15,14 @@ bench/gpu/device-prepare.sh wrote on the build machine is its input. Parts, in o
   bench      GPT-2 124M and 350M at T = 1024, bf16: hetrun vs PyTorch eager vs
              torch.compile, tokens/s and MFU (bench/gpu_bench.py)
   hetero     the demo-box plan with --share-gpu: measured step vs the planner's
+  profile    one hetrun step of GPT-2 124M under Nsight Compute: time per kernel
   sanitizer  the CUDA gtests again under compute-sanitizer memcheck, with what time
              is left
 
 A part that fails says why and the rest go on; a part that would start with too
 little of the budget left is skipped and says so. Results: OUT/summary.md (the
 one-screen summary, also printed), OUT/results.json, OUT/log.txt (every command's
-output), OUT/gtest-*.json and OUT/bench.json.
+output), OUT/bench.json and OUT/kernels-*.csv.
 """
 import argparse
 import glob
@@ -387,6 +388,39 @@ def part_bench(check, kind):
     return {"status": "ok" if ok else "failed", "message": message}
 
 
+def find_ncu():
+    return shutil.which("ncu") or next(iter(sorted(
+        glob.glob("/usr/local/cuda/bin/ncu") + glob.glob("/opt/nvidia/nsight-compute/*/ncu"),
+        reverse=True)), None)
+
+
+def part_profile(check):
+    """Each kernel of one hetrun step of the first single-GPU package under Nsight
+    Compute: where the step's time goes."""
+    ncu = find_ncu()
+    if not ncu:
+        return {"status": "skipped", "message": "Nsight Compute (ncu) is not installed"}
+    prepare = prepare_bench(check)
+    model = next(m for m in prepare["models"] if m["kind"] == "single")
+    pkg = os.path.join(check.args.work, "bench", model["package"])
+    csv_path = os.path.join(check.out, f"kernels-{model['name']}.csv")
+    code, out = check.run([ncu, "--clock-control", "none", "--metrics",
+                           "gpu__time_duration.sum", "--csv", "hetrun", pkg, "--data",
+                           os.path.join(check.args.work, "tokens.bin"), "--steps", "1",
+                           "--backend", "cuda", "--no-cuda-graphs"], check.left() - 10)
+    with open(csv_path, "w") as f:
+        f.write(out)
+    if code != 0:
+        return {"status": "failed", "message": f"ncu exited with {code}: {last_lines(out)}"}
+    code, table = check.run([PY, os.path.join(ROOT, "bench", "gpu", "kernel_times.py"),
+                             csv_path, "--top", "30"], 60)
+    if code != 0:
+        return {"status": "failed", "message": last_lines(table)}
+    check.results["kernel_times"] = table
+    return {"status": "ok", "message": f"{model['name']}: {table.splitlines()[0]} "
+                                       f"(step 1 without CUDA graphs; {csv_path})"}
+
+
 # ------------------------------------------------------------------------------ main
 
 def summary(check):
@@ -398,6 +432,8 @@ def summary(check):
     for name, r in check.results["parts"].items():
         text = r.get("message", "").replace("|", "/").replace("\n", " ")
         lines.append(f"| {name} | {r['status']} | {r.get('seconds', '—')} | {text} |")
+    if check.results.get("kernel_times"):
+        lines += ["", "## Time per kernel (Nsight Compute)", "", check.results["kernel_times"]]
     bench = os.path.join(check.out, "bench.json")
     if os.path.exists(bench):
         code, out = check.run([PY, os.path.join(ROOT, "bench", "gpu_bench.py"), "--bin",
@@ -409,7 +445,8 @@ def summary(check):
     return "\n".join(lines) + "\n"
 
 
-PARTS = ("env", "binaries", "tests", "e2e", "sized", "bench", "hetero", "sanitizer")
+PARTS = ("env", "binaries", "tests", "e2e", "sized", "bench", "hetero", "profile",
+         "sanitizer")
 
 
 def main(argv=None):
@@ -451,6 +488,7 @@ def main(argv=None):
             ("e2e", 20, part_e2e), ("sized", 40, part_sized),
             ("bench", 120, lambda c: part_bench(c, "single")),
             ("hetero", 30, lambda c: part_bench(c, "hetero")),
+            ("profile", 60, part_profile),
             ("sanitizer", 40, part_sanitizer)]
     for name, needs, function in plan:
         if name not in wanted and name not in ("env", "binaries"):

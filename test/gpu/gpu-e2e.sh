@@ -74,7 +74,7 @@ check() {
   while read -r name model optimizer reference options; do
     [ "$reference" = - ] && reference=$name
     local ranks gpu=(--backend cuda)
-    ranks=$(ls "$dir/$name.hetpkg"/rank*.pb 2>/dev/null | wc -l)
+    ranks=$(ls "$dir/$name.hetpkg" | grep -cE '^rank[0-9]+\.pb$' || true)
     [ "$ranks" -gt 1 ] && gpu+=(--share-gpu)
     echo "== $name: GPU against CPU ($reference)"
     if ! hetrun "$dir/$name.hetpkg" --data "$dir/tokens.bin" --steps 5 "${gpu[@]}" \

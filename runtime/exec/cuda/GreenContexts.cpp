@@ -14,8 +14,16 @@
 namespace hetc::runtime::exec {
 namespace {
 
-// The driver entry points of green contexts (CUDA 12.4).
-constexpr unsigned kDriverVersion = 12040;
+// The driver entry points take the ABI of the headers compiled against
+// (CUDA_VERSION), or the running driver's where that is older: asking for an
+// older ABI than a symbol's first one (cuGreenCtxStreamCreate: 12.5) finds
+// nothing.
+unsigned entryPointVersion() {
+  int running = 0;
+  if (cudaDriverGetVersion(&running) != cudaSuccess || running <= 0)
+    return CUDA_VERSION;
+  return std::min<unsigned>(CUDA_VERSION, static_cast<unsigned>(running));
+}
 
 struct DriverApi {
   decltype(&::cuDeviceGet) deviceGet = nullptr;
@@ -36,10 +44,10 @@ Status load(const char *symbol, Fn *function) {
   void *address = nullptr;
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
   HETC_CUDA_RETURN_IF_ERROR(cudaGetDriverEntryPointByVersion(
-      symbol, &address, kDriverVersion, cudaEnableDefault, &found));
+      symbol, &address, entryPointVersion(), cudaEnableDefault, &found));
   if (found != cudaDriverEntryPointSuccess || !address)
     return unimplemented("the CUDA driver has no ", symbol,
-                         " (green contexts need a CUDA 12.4 driver or newer)");
+                         " (green contexts need a CUDA 12.5 driver or newer)");
   *function = reinterpret_cast<Fn>(address);
   return okStatus();
 }

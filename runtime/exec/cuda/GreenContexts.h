@@ -57,7 +57,7 @@ public:
   /// Splits GPU `ordinal`'s SMs into one group per weight, in proportion
   /// to the weights (smShares, at the GPU's partition granularity).
   /// RESOURCE_EXHAUSTED when the groups do not fit; UNIMPLEMENTED when the
-  /// driver has no green contexts (they need CUDA 12.4 or later).
+  /// driver has no green contexts (they need CUDA 12.5 or later).
   static Status create(int ordinal, const std::vector<double> &weights,
                        std::shared_ptr<const SmPartitions> *partitions);
 
