@@ -13,7 +13,8 @@ import json
 import re
 import sys
 
-UNIT_MS = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3}
+UNIT_MS = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0,
+           "ms": 1.0, "second": 1e3, "s": 1e3}
 
 
 def kernel_group(name):

@@ -88,15 +88,17 @@ Status driverStatus(CUresult result, const char *call) {
 #define HETC_CU_RETURN_IF_ERROR(call)                                          \
   HETC_RETURN_IF_ERROR(driverStatus((call), #call))
 
-CUdevResource resourceAt(const std::vector<unsigned char> &bytes) {
-  CUdevResource resource;
-  std::memcpy(&resource, bytes.data(), sizeof(resource));
-  return resource;
+// A partition's SM resources, kept as bytes so that the header needs no
+// <cuda.h>.
+std::vector<CUdevResource> resourcesAt(const std::vector<unsigned char> &bytes) {
+  std::vector<CUdevResource> resources(bytes.size() / sizeof(CUdevResource));
+  std::memcpy(resources.data(), bytes.data(), bytes.size());
+  return resources;
 }
 
-std::vector<unsigned char> bytesOf(const CUdevResource &resource) {
-  std::vector<unsigned char> bytes(sizeof(resource));
-  std::memcpy(bytes.data(), &resource, sizeof(resource));
+std::vector<unsigned char> bytesOf(const CUdevResource *resources, size_t count) {
+  std::vector<unsigned char> bytes(count * sizeof(CUdevResource));
+  std::memcpy(bytes.data(), resources, bytes.size());
   return bytes;
 }
 
@@ -175,32 +177,41 @@ Status SmPartitions::create(int ordinal, const std::vector<double> &weights,
   HETC_CUDA_RETURN_IF_ERROR(cudaFree(nullptr));
   CUdevice device;
   HETC_CU_RETURN_IF_ERROR(api.deviceGet(&device, ordinal));
-  CUdevResource remaining;
+  CUdevResource deviceSms;
   HETC_CU_RETURN_IF_ERROR(
-      api.deviceGetDevResource(device, &remaining, CU_DEV_RESOURCE_TYPE_SM));
+      api.deviceGetDevResource(device, &deviceSms, CU_DEV_RESOURCE_TYPE_SM));
   std::shared_ptr<SmPartitions> result(new SmPartitions());
   result->ordinal_ = ordinal;
-  result->totalSms_ = static_cast<int>(remaining.sm.smCount);
-  std::vector<int> counts =
-      smShares(result->totalSms_, weights,
-               static_cast<int>(remaining.sm.minSmPartitionSize),
-               static_cast<int>(remaining.sm.smCoscheduledAlignment));
-  // Each group is split off what the earlier groups left, so the groups
-  // are disjoint.
+  result->totalSms_ = static_cast<int>(deviceSms.sm.smCount);
+  // The driver splits a device's SMs only into equal groups, and a group or
+  // the remainder cannot be split again; so the device is cut once into
+  // groups of the smallest size it allows, and each partition is a run of
+  // consecutive groups (one descriptor may combine several).
+  int unit = static_cast<int>(std::max(deviceSms.sm.minSmPartitionSize,
+                                       deviceSms.sm.smCoscheduledAlignment));
+  unsigned available = 0;
+  HETC_CU_RETURN_IF_ERROR(api.smResourceSplitByCount(
+      nullptr, &available, &deviceSms, nullptr, 0, static_cast<unsigned>(unit)));
+  std::vector<CUdevResource> units(available);
+  HETC_CU_RETURN_IF_ERROR(api.smResourceSplitByCount(
+      units.data(), &available, &deviceSms, nullptr, 0,
+      static_cast<unsigned>(unit)));
+  std::vector<int> counts = smShares(static_cast<int>(available) * unit,
+                                     weights, unit, unit);
+  size_t next = 0;
   for (size_t i = 0; i < counts.size(); ++i) {
-    CUdevResource group, rest;
-    unsigned groups = 1;
-    HETC_CU_RETURN_IF_ERROR(api.smResourceSplitByCount(
-        &group, &groups, &remaining, &rest, 0,
-        static_cast<unsigned>(counts[i])));
-    if (groups != 1)
+    size_t take = static_cast<size_t>(counts[i] / unit);
+    if (next + take > available)
       return resourceExhausted(
-          "GPU ", ordinal, " has ", remaining.sm.smCount,
+          "GPU ", ordinal, " has ", (available - next) * unit,
           " SMs left for partition ", i, ", which asks for ", counts[i],
-          " (of ", result->totalSms_, " in all)");
-    result->groups_.push_back(bytesOf(group));
-    result->counts_.push_back(static_cast<int>(group.sm.smCount));
-    remaining = rest;
+          " (of ", result->totalSms_, " in all, in groups of ", unit, ")");
+    int sms = 0;
+    for (size_t k = next; k < next + take; ++k)
+      sms += static_cast<int>(units[k].sm.smCount);
+    result->groups_.push_back(bytesOf(units.data() + next, take));
+    result->counts_.push_back(sms);
+    next += take;
   }
   *partitions = std::move(result);
   return okStatus();
@@ -208,9 +219,10 @@ Status SmPartitions::create(int ordinal, const std::vector<double> &weights,
 
 Status SmPartitions::createContext(int index, GreenContext *context) const {
   const DriverApi &api = driver();
-  CUdevResource group = resourceAt(groups_.at(index));
+  std::vector<CUdevResource> group = resourcesAt(groups_.at(index));
   CUdevResourceDesc desc;
-  HETC_CU_RETURN_IF_ERROR(api.resourceGenerateDesc(&desc, &group, 1));
+  HETC_CU_RETURN_IF_ERROR(api.resourceGenerateDesc(
+      &desc, group.data(), static_cast<unsigned>(group.size())));
   CUdevice device;
   HETC_CU_RETURN_IF_ERROR(api.deviceGet(&device, ordinal_));
   GreenContext made;
@@ -218,7 +230,7 @@ Status SmPartitions::createContext(int index, GreenContext *context) const {
   HETC_CU_RETURN_IF_ERROR(
       api.greenCtxCreate(&green, desc, device, CU_GREEN_CTX_DEFAULT_STREAM));
   made.green_ = green;
-  made.smCount_ = static_cast<int>(group.sm.smCount);
+  made.smCount_ = smCount(index);
   CUcontext asContext;
   HETC_CU_RETURN_IF_ERROR(api.ctxFromGreenCtx(&asContext, green));
   made.context_ = asContext;

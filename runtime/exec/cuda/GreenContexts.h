@@ -77,7 +77,7 @@ private:
   int ordinal_ = 0;
   int totalSms_ = 0;
   std::vector<int> counts_;
-  std::vector<std::vector<unsigned char>> groups_; // CUdevResource bytes
+  std::vector<std::vector<unsigned char>> groups_; // CUdevResource[] bytes
 };
 
 } // namespace hetc::runtime::exec
