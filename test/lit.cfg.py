@@ -45,6 +45,16 @@ if getattr(config, "hetc_enable_cuda", False):
     config.available_features.add("cuda")
     import shutil
     import subprocess
+    # `cuobjdump`: lists a fat binary's architectures (the CUDA toolkit's, or
+    # the pip package's in the project's Python environment).
+    import glob
+    cuobjdump = shutil.which("cuobjdump") or next(iter(sorted(glob.glob(os.path.join(
+        os.path.dirname(os.path.dirname(pyenv)), "lib", "python3*", "site-packages",
+        "nvidia", "cu*", "bin", "cuobjdump")))), None)
+    if cuobjdump:
+        config.available_features.add("cuobjdump")
+        config.substitutions.append(("%cuobjdump", cuobjdump))
+    config.substitutions.append(("%cuda_architectures", config.hetc_cuda_architectures))
     smi = shutil.which("nvidia-smi")
     if smi:
         listed = subprocess.run([smi, "-L"], capture_output=True, text=True)

@@ -3,7 +3,7 @@
 # folder that holds everything the GPU machine needs and cannot make itself, since it
 # has no MLIR, no -dev packages and no network (docs/performance.md, "Device check"):
 #
-#   OUT/bundle.tar.gz   hetrun and the CUDA gtest binaries of this build, stripped, with
+#   OUT/bundle.tar.xz   hetrun and the CUDA gtest binaries of this build, stripped, with
 #                       the shared libraries they need that a bare CUDA machine lacks
 #                       (protobuf, OpenBLAS, Open MPI, gfortran...) in lib/, found
 #                       through their $ORIGIN/../lib run path. CUDA's own libraries
@@ -83,12 +83,15 @@ make_bundle() {
       done
   done
   for binary in "$stage"/bin/*; do
-    readelf -d "$binary" | grep -q 'ORIGIN/../lib' ||
-      die "$(basename "$binary") has no \$ORIGIN/../lib run path (runtime/CMakeLists.txt)"
+    case "$(readelf -d "$binary")" in
+      *'ORIGIN/../lib'*) ;;
+      *) die "$(basename "$binary") has no \$ORIGIN/../lib run path (tools/hetrun/CMakeLists.txt)" ;;
+    esac
   done
-  tar -C "$stage" -czf "$OUT/bundle.tar.gz" bin lib
+  # xz finds the GPU code the three binaries share: a third of gzip's size.
+  tar -C "$stage" -cJf "$OUT/bundle.tar.xz" bin lib
   rm -rf "$stage"
-  say "bundle: $(du -h "$OUT/bundle.tar.gz" | cut -f1) ($(tar -tzf "$OUT/bundle.tar.gz" | grep -c '^lib/.') libraries)"
+  say "bundle: $(du -h "$OUT/bundle.tar.xz" | cut -f1) ($(tar -tJf "$OUT/bundle.tar.xz" | grep -c '^lib/.') libraries)"
 }
 
 # GPT-2-small-sized: 85M parameters in its 12 blocks (GPT-2 124M's), a vocabulary of

@@ -160,7 +160,7 @@ def part_env(check):
 
 def part_binaries(check):
     """The prepared bundle unpacked, or else the runtime built here."""
-    bundle = os.path.join(check.args.prepared, "bundle.tar.gz")
+    bundle = os.path.join(check.args.prepared, "bundle.tar.xz")
     target = os.path.join(check.args.work, "bundle")
     if os.path.exists(bundle) and not check.args.build_here:
         shutil.rmtree(target, ignore_errors=True)

@@ -145,12 +145,15 @@ bool aligned16(const TensorView &t) {
   return reinterpret_cast<uintptr_t>(t.data) % 16 == 0;
 }
 
-// Tensor cores take bf16/f16 rows of whole 16-byte chunks.
+// Tensor cores take bf16/f16 rows of whole 16-byte chunks, on devices with
+// mma.sync m16n8k16 and cp.async (compute capability 8.0).
 template <typename T>
 bool useMma(const Geometry &g, std::initializer_list<const TensorView *> all) {
   if constexpr (std::is_same_v<T, float>) {
     return false;
   } else {
+    if (currentComputeCapability() < 80)
+      return false;
     if (g.shape.d % 8 != 0 || g.shape.dv % 8 != 0)
       return false;
     for (const TensorView *t : all)

@@ -39,6 +39,12 @@ int cudaDeviceCount();
 /// Whether the process sees at least one CUDA device.
 bool cudaDeviceAvailable();
 
+/// Device `ordinal`'s compute capability as 10 * major + minor (90 for
+/// Hopper), read once per device; 0 when it cannot be read.
+int computeCapability(int ordinal);
+/// The current device's: kernels pick their path by it.
+int currentComputeCapability();
+
 } // namespace hetc::runtime::cuda
 
 #define HETC_CUDA_RETURN_IF_ERROR(call)                                        \

@@ -23,6 +23,13 @@
 
 #include <cstring>
 
+// mma.sync m16n8k16 and cp.async need sm_80. Older targets of a fat binary
+// compile them as traps: Attention.cu never launches the tensor-core
+// kernels on such a device (useMma).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define HETC_ATTENTION_MMA_UNSUPPORTED 1
+#endif
+
 namespace hetc::runtime::cuda::internal {
 
 constexpr int kMmaThreads = 128; // 4 warps of 16 rows
@@ -58,19 +65,27 @@ template <>
 __device__ __forceinline__ void
 mma16816<__nv_bfloat16>(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
                         uint32_t b1) {
+#ifdef HETC_ATTENTION_MMA_UNSUPPORTED
+  __trap();
+#else
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
                "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
                : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#endif
 }
 template <>
 __device__ __forceinline__ void mma16816<__half>(float (&c)[4],
                                                  const uint32_t (&a)[4],
                                                  uint32_t b0, uint32_t b1) {
+#ifdef HETC_ATTENTION_MMA_UNSUPPORTED
+  __trap();
+#else
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
                "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
                : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#endif
 }
 
 template <typename T> __device__ __forceinline__ uint32_t lds32(const T *p) {
@@ -138,19 +153,31 @@ __device__ __forceinline__ void cpAsync16(void *dst, const void *src,
                                           bool valid) {
   uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
   int bytes = valid ? 16 : 0;
+#ifdef HETC_ATTENTION_MMA_UNSUPPORTED
+  __trap();
+#else
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
                :
                : "r"(addr), "l"(src), "r"(bytes)
                : "memory");
+#endif
 }
 // Closes the group of this thread's copies issued since the last commit.
 __device__ __forceinline__ void cpAsyncCommit() {
+#ifdef HETC_ATTENTION_MMA_UNSUPPORTED
+  __trap();
+#else
   asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
 }
 // Waits until at most N of this thread's committed groups are in flight;
 // other threads' copies need a __syncthreads() after this.
 template <int N> __device__ __forceinline__ void cpAsyncWait() {
+#ifdef HETC_ATTENTION_MMA_UNSUPPORTED
+  __trap();
+#else
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
 }
 
 // Starts copying dst[r][c] = src[(row0 + r) * width + c] for a ROWS x DMAX
