@@ -1,15 +1,17 @@
 //===- planner_bench.cpp - planner time and plan quality ------------------===//
 //
 // Prints two tables for GPT-2 124M (T = 1024, AdamW, two samples per
-// device per step unless told otherwise):
-//   - the time `choosePlan` takes on synthetic clusters of 8 to 4096
+// device per step unless told otherwise), predicted in the precision
+// `--precision auto` picks per stage (bf16 where all its GPUs have it, else
+// f16), as the bound below counts each GPU's peak:
+//   - the time `choosePlan` takes on synthetic clusters of 8 to 16,384
 //     devices (nodes of 8 GPUs of one type, four types in turn, half the
 //     nodes in each of two datacenters joined by a WAN), on one core;
 //   - on every example cluster, each strategy's predicted tokens/s as a
 //     fraction of the aggregate-compute bound: the cluster's summed peak
 //     FLOP/s (in each GPU's training precision) over the model's training
 //     FLOPs per token.
-// Usage: hetc-planner-bench [--sizes 8,64,512,4096] [--samples-per-device N]
+// Usage: hetc-planner-bench [--sizes 8,64,512,4096,16384] [--samples-per-device N]
 //                           [CLUSTER.yaml...]
 //
 //===----------------------------------------------------------------------===//
@@ -119,7 +121,7 @@ int timePlanner(llvm::ArrayRef<int64_t> sizes, const ModelProfile &profile) {
       llvm::errs() << llvm::toString(cluster.takeError()) << "\n";
       return 1;
     }
-    CostModel cost(*cluster, profile);
+    CostModel cost(*cluster, profile, /*precision=*/std::nullopt);
     PlanRequest request = requestFor(*cluster);
     auto start = std::chrono::steady_clock::now();
     llvm::Expected<PlanResult> result = choosePlan(*cluster, cost, request);
@@ -158,7 +160,7 @@ int planQuality(llvm::ArrayRef<std::string> paths,
       llvm::errs() << llvm::toString(cluster.takeError()) << "\n";
       return 1;
     }
-    CostModel cost(*cluster, profile);
+    CostModel cost(*cluster, profile, /*precision=*/std::nullopt);
     double bound = computeBound(*cluster, profile);
     llvm::outs() << llvm::format("%-20s %7zu %12.0f", cluster->name.c_str(),
                                  cluster->devices.size(), bound);
@@ -185,7 +187,7 @@ int planQuality(llvm::ArrayRef<std::string> paths,
 } // namespace
 
 int main(int argc, char **argv) {
-  std::vector<int64_t> sizes = {8, 64, 512, 4096};
+  std::vector<int64_t> sizes = {8, 64, 512, 4096, 16384};
   std::vector<std::string> clusters;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];

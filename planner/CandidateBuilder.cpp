@@ -13,6 +13,7 @@
 
 #include "planner/SearchSpace.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -162,7 +163,7 @@ struct CandidateBuilder::StageCosts {
 
 CandidateBuilder::CandidateBuilder(const CostModel &cost,
                                    const PlanRequest &request)
-    : cost_(cost), request_(request) {}
+    : cost_(cost), request_(request), channels_(cost.cluster()) {}
 
 int64_t CandidateBuilder::usableBytes(int device) const {
   return static_cast<int64_t>(
@@ -353,6 +354,17 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
   // backward with their sends (the pipeline's fill and drain); the update.
   std::vector<double> busy(numStages), forward(numStages), backward(numStages),
       update(numStages);
+  // The messages between stages on each channel of the links they cross
+  // (LinkChannels.h): the step takes at least the busiest channel's time.
+  llvm::DenseMap<int, double> channelSeconds;
+  auto sendAll = [&](const Replica &replica, int from, int to, int64_t bytes) {
+    double seconds = cost_.transferSeconds(from, to, replica.microBatch * bytes);
+    llvm::SmallVector<int, 4> path;
+    channels_.path(from, to, path);
+    for (int channel : path)
+      channelSeconds[channel] += replica.numMicroBatches() * seconds;
+    return seconds;
+  };
   for (size_t s = 0; s < numStages; ++s) {
     const Stage &stage = plan.stages[s];
     const std::vector<int> &devices = candidate.devices[s];
@@ -368,11 +380,11 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
       // A send keeps its sender busy: activations go to the next stage,
       // gradients to the previous one.
       if (s + 1 < numStages)
-        f += cost_.transferSeconds(devices[r], candidate.devices[s + 1][0],
-                                   replica.microBatch * range.boundaryBytes);
+        f += sendAll(replica, devices[r], candidate.devices[s + 1][0],
+                     range.boundaryBytes);
       if (s > 0)
-        b += cost_.transferSeconds(devices[r], candidate.devices[s - 1][0],
-                                   replica.microBatch * inputBytes);
+        b += sendAll(replica, devices[r], candidate.devices[s - 1][0],
+                     inputBytes);
       busy[s] = std::max(busy[s], replica.numMicroBatches() * (f + b));
       forward[s] = std::max(forward[s], f);
       backward[s] = std::max(backward[s], b);
@@ -399,6 +411,8 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
     step = std::max(step, pipeline - ahead + update[s]);
     ahead += backward[s];
   }
+  for (const auto &[channel, seconds] : channelSeconds)
+    step = std::max(step, seconds);
   return step;
 }
 

@@ -14,6 +14,7 @@
 #ifndef HETC_PLANNER_SEARCHSPACE_H
 #define HETC_PLANNER_SEARCHSPACE_H
 
+#include "planner/LinkChannels.h"
 #include "planner/Search.h"
 
 #include <limits>
@@ -172,6 +173,7 @@ private:
 
   const CostModel &cost_;
   PlanRequest request_;
+  LinkChannels channels_;
 };
 
 //===----------------------------------------------------------------------===//

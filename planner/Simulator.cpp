@@ -7,7 +7,9 @@
 // sent or a collective not all of whose members have arrived, and the loop
 // goes round the ranks until every list is done. The schedule's global
 // order is topological, so this always finishes for a schedule that
-// checkScheduleMatches accepts.
+// checkScheduleMatches accepts. Transfers that share a channel of the
+// cluster's links (LinkChannels.h) take turns: each is booked at the
+// earliest time its channels are all free, and its sender waits for that.
 //
 // Not replayed: the all-reduces of tied parameters and of the clipping
 // norm, which neither the profile nor the plan records.
@@ -15,6 +17,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "planner/Simulator.h"
+
+#include "planner/LinkChannels.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -38,6 +42,7 @@ struct Task {
   ScheduledOp op;        // the schedule op of a computation or message
   double seconds = 0;    // Compute, Send, Collective
   const Link *link = nullptr; // Send, Collective: the link it is timed by
+  llvm::SmallVector<int, 4> channels; // Send, Collective: what it occupies
   int64_t peer = -1;  // Send, Recv
   /// Collective: over the replicas of this stage; the how-manieth of them.
   int64_t stage = -1;
@@ -65,19 +70,63 @@ std::string nameOf(const Task &task) {
   return task.label.str();
 }
 
-/// What one collective of a group needs to start: every member's arrival.
+/// What one collective of a group needs to start: every member's arrival,
+/// then its channels; booked once, when the last member arrives.
 struct CollectiveState {
   std::vector<double> arrivals;
   size_t arrived = 0;
-  double start() const { return *llvm::max_element(arrivals); }
+  double start = NAN;
+  double ready() const { return *llvm::max_element(arrivals); }
+};
+
+/// Each channel's busy intervals, disjoint and in time order. A transfer is
+/// booked at the earliest time from `ready` at which all its channels are
+/// free for its duration, wherever the replay's order finds it.
+class ChannelBook {
+public:
+  explicit ChannelBook(int channels) : busy(channels) {}
+
+  double book(llvm::ArrayRef<int> channels, double ready, double seconds) {
+    if (channels.empty() || seconds <= 0)
+      return ready;
+    double start = ready;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (int channel : channels) {
+        auto clash = firstEndingAfter(channel, start);
+        if (clash != busy[channel].end() && clash->start < start + seconds) {
+          start = clash->end;
+          moved = true;
+        }
+      }
+    }
+    for (int channel : channels) {
+      std::vector<Interval> &list = busy[channel];
+      list.insert(firstEndingAfter(channel, start), {start, start + seconds});
+    }
+    return start;
+  }
+
+private:
+  struct Interval {
+    double start, end;
+  };
+  std::vector<std::vector<Interval>> busy;
+
+  std::vector<Interval>::iterator firstEndingAfter(int channel, double time) {
+    return llvm::lower_bound(busy[channel], time,
+                             [](const Interval &interval, double t) {
+                               return interval.end <= t;
+                             });
+  }
 };
 
 /// Builds every rank's task list with its durations.
 class TaskBuilder {
 public:
   TaskBuilder(const Plan &plan, const CostModel &cost,
-              llvm::ArrayRef<int> deviceOfRank)
-      : plan(plan), cost(cost), profile(cost.profile()),
+              const LinkChannels &channels, llvm::ArrayRef<int> deviceOfRank)
+      : plan(plan), cost(cost), channels(channels), profile(cost.profile()),
         deviceOfRank(deviceOfRank) {}
 
   std::vector<Task> build(const RankSchedule &schedule) {
@@ -118,6 +167,7 @@ public:
             op.numSamples * boundaryBytes(stage, op.gradient));
         if (device != deviceOfRank[op.peer])
           send.link = &cost.cluster().linkBetween(device, deviceOfRank[op.peer]);
+        channels.path(device, deviceOfRank[op.peer], send.channels);
         tasks.push_back(send);
         break;
       }
@@ -154,6 +204,7 @@ private:
     std::vector<int64_t> shardCounts;
     double allGatherSeconds = 0, reduceScatterSeconds = 0;
     const Link *link = nullptr;
+    llvm::SmallVector<int, 4> channels;
   };
 
   const StageExchange &exchangeOf(int64_t s) {
@@ -171,6 +222,7 @@ private:
     it->second.allGatherSeconds = cost.allGatherSeconds(devices, parts);
     it->second.reduceScatterSeconds = cost.reduceScatterSeconds(devices, parts);
     it->second.link = cost.ringLink(devices);
+    channels.ring(devices, it->second.channels);
     return it->second;
   }
 
@@ -186,6 +238,7 @@ private:
     task.seconds = name == "all_gather" ? exchange.allGatherSeconds
                                         : exchange.reduceScatterSeconds;
     task.link = exchange.link;
+    task.channels = exchange.channels;
     return task;
   }
 
@@ -212,6 +265,7 @@ private:
 
   const Plan &plan;
   const CostModel &cost;
+  const LinkChannels &channels;
   const ModelProfile &profile;
   llvm::ArrayRef<int> deviceOfRank;
   std::map<int64_t, int64_t> nextSequence; // per rank
@@ -222,10 +276,11 @@ private:
 class Replay {
 public:
   Replay(const Plan &plan, std::vector<std::vector<Task>> tasks,
-         bool recordSpans)
+         int channels, bool recordSpans)
       : plan(plan), tasks(std::move(tasks)), recordSpans(recordSpans),
         clock(this->tasks.size(), 0), next(this->tasks.size(), 0),
-        compute(this->tasks.size(), 0), communication(this->tasks.size(), 0) {}
+        compute(this->tasks.size(), 0), communication(this->tasks.size(), 0),
+        book(channels) {}
 
   llvm::Error run() {
     size_t done = 0;
@@ -272,11 +327,15 @@ private:
     case Task::Kind::Compute:
       record(rank, task, "compute", now, task.seconds);
       break;
-    case Task::Kind::Send:
-      inFlight[{static_cast<int64_t>(rank), task.peer}].push_back(now +
+    case Task::Kind::Send: {
+      double start = book.book(task.channels, now, task.seconds);
+      if (start > now)
+        record(rank, task, "wait", now, start - now);
+      inFlight[{static_cast<int64_t>(rank), task.peer}].push_back(start +
                                                                   task.seconds);
-      record(rank, task, "comm", now, task.seconds);
+      record(rank, task, "comm", start, task.seconds);
       break;
+    }
     case Task::Kind::Recv: {
       std::deque<double> &queue =
           inFlight[{task.peer, static_cast<int64_t>(rank)}];
@@ -299,7 +358,9 @@ private:
       }
       if (state.arrived < state.arrivals.size())
         return false;
-      double start = state.start();
+      if (std::isnan(state.start))
+        state.start = book.book(task.channels, state.ready(), task.seconds);
+      double start = state.start;
       if (start > now)
         record(rank, task, "wait", now, start - now);
       record(rank, task, "comm", start, task.seconds);
@@ -345,6 +406,7 @@ private:
   std::vector<double> clock;
   std::vector<size_t> next;
   std::vector<double> compute, communication;
+  ChannelBook book;
   llvm::DenseMap<const Link *, double> linkSeconds;
   std::vector<TraceSpan> spans;
   /// Arrival times of the messages sent and not yet received, per pair.
@@ -376,11 +438,12 @@ simulate(const Plan &plan, const std::vector<RankSchedule> &schedule,
       deviceOfRank.push_back(device);
     }
 
-  TaskBuilder builder(plan, cost, deviceOfRank);
+  LinkChannels channels(cluster);
+  TaskBuilder builder(plan, cost, channels, deviceOfRank);
   std::vector<std::vector<Task>> tasks;
   for (const RankSchedule &rank : schedule)
     tasks.push_back(builder.build(rank));
-  Replay replay(plan, std::move(tasks), recordSpans);
+  Replay replay(plan, std::move(tasks), channels.size(), recordSpans);
   if (llvm::Error error = replay.run())
     return std::move(error);
 

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "planner/DecoderProfile.h"
+#include "planner/LinkChannels.h"
 #include "planner/SearchSpace.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -190,6 +191,80 @@ TEST(SearchTest, WanFallsBetweenStages) {
                           .node]
               .datacenter);
     EXPECT_EQ(datacenters.size(), 1u) << printPlan(result->plan);
+  }
+}
+
+/// Two sites over a 10 Gbit/s link: 16 H100s in one, 32 A10Gs in the other.
+constexpr llvm::StringLiteral kTwoSites = R"(name: two-sites
+nodes:
+  - {name: h100-0, datacenter: east, gpus: [{type: H100-SXM, count: 8}],
+     intra_node: {kind: nvswitch, bandwidth_GBps: 450, latency_us: 3}}
+  - {name: h100-1, datacenter: east, gpus: [{type: H100-SXM, count: 8}],
+     intra_node: {kind: nvswitch, bandwidth_GBps: 450, latency_us: 3}}
+  - {name: a10g-0, datacenter: west, gpus: [{type: A10G, count: 8}],
+     intra_node: {kind: pcie, bandwidth_GBps: 25, latency_us: 5}}
+  - {name: a10g-1, datacenter: west, gpus: [{type: A10G, count: 8}],
+     intra_node: {kind: pcie, bandwidth_GBps: 25, latency_us: 5}}
+  - {name: a10g-2, datacenter: west, gpus: [{type: A10G, count: 8}],
+     intra_node: {kind: pcie, bandwidth_GBps: 25, latency_us: 5}}
+  - {name: a10g-3, datacenter: west, gpus: [{type: A10G, count: 8}],
+     intra_node: {kind: pcie, bandwidth_GBps: 25, latency_us: 5}}
+links:
+  inter_node: {bandwidth_GBps: 12.5, latency_us: 5}
+  inter_datacenter: {bandwidth_GBps: 1.25, latency_us: 5000}
+)";
+
+/// The least time the plan's messages between stages need: on each channel
+/// of the cluster's links (LinkChannels.h), the sum of the transfer times of
+/// the messages that cross it, counted from the schedule alone.
+std::pair<double, std::string> busiestChannel(const Cluster &cluster,
+                                              const CostModel &cost,
+                                              const Plan &plan) {
+  LinkChannels channels(cluster);
+  std::vector<double> seconds(channels.size(), 0);
+  const ModelProfile &profile = cost.profile();
+  std::vector<int> deviceOfRank;
+  for (const Stage &stage : plan.stages)
+    for (const Replica &replica : stage.replicas)
+      deviceOfRank.push_back(cluster.deviceIndex(replica.device));
+  for (const RankSchedule &rank : buildSchedule(plan)) {
+    const Stage &stage = plan.stages[rank.stage];
+    for (const ScheduledOp &op : rank.ops) {
+      if (op.kind != ScheduledOp::Kind::Send)
+        continue;
+      int64_t segment = op.gradient ? stage.firstSegment - 1 : stage.endSegment - 1;
+      int from = deviceOfRank[rank.rank], to = deviceOfRank[op.peer];
+      double transfer = cost.transferSeconds(
+          from, to, op.numSamples * profile.segments[segment].boundaryBytes);
+      llvm::SmallVector<int, 4> path;
+      channels.path(from, to, path);
+      for (int channel : path)
+        seconds[channel] += transfer;
+    }
+  }
+  auto busiest = llvm::max_element(seconds);
+  if (busiest == seconds.end())
+    return {0, ""};
+  return {*busiest, channels.name(static_cast<int>(busiest - seconds.begin()))};
+}
+
+TEST(SearchTest, NoPlanIsFasterThanItsBusiestChannelAllows) {
+  ModelProfile profile = decoderProfile(DecoderShape::gpt2Small(), kSeqLen);
+  std::vector<std::pair<std::string, Cluster>> clusters = exampleClusters();
+  clusters.emplace_back("two-sites", parseOrFail(kTwoSites));
+  for (const auto &[name, cluster] : clusters) {
+    CostModel cost(cluster, profile);
+    PlanRequest request = requestFor(cluster);
+    for (Strategy strategy : kStrategies) {
+      SCOPED_TRACE(name + ", " + strategyName(strategy).str());
+      llvm::Expected<PlanResult> result =
+          choosePlan(cluster, cost, request, strategy);
+      ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+      auto [bound, channel] = busiestChannel(cluster, cost, result->plan);
+      EXPECT_GE(result->predicted.stepSeconds, bound * (1 - 1e-12))
+          << channel << " needs " << bound << " s\n"
+          << printPlan(result->plan);
+    }
   }
 }
 

@@ -277,6 +277,38 @@ TEST(Simulator, SpansNameMicroBatchesMessagesAndTheUpdate) {
                                       "send 2:4 to 1", "B0", "B1", "adamw"}));
 }
 
+TEST(Simulator, TransfersSharingANetworkPortTakeTurns) {
+  // Two replicas of stage 0 on node n0 send their activations to stage 1 on
+  // n1 at the same moment: both leave through n0's network port, so the
+  // second waits for the first (20 us + 64 KiB / 1 GB/s each), and stage 1
+  // starts after both.
+  Cluster cluster = makeCluster({2, 1});
+  ModelProfile profile = uniformProfile(2);
+  CostModel cost(cluster, profile);
+  Plan plan = planFrom(R"({"stages": [
+      {"segments": [0, 1], "replicas": [
+        {"device": "n0/X1:0", "samples": [0, 1]},
+        {"device": "n0/X1:1", "samples": [1, 2]}]},
+      {"segments": [1, 2], "replicas": [
+        {"device": "n1/X1:0", "samples": [0, 2]}]}]})");
+  SimulationResult result = simulateOrFail(plan, cost, /*recordSpans=*/true);
+  double transfer = 20e-6 + 65536 / 1e9;
+  double f = forwardSeconds(1);
+  std::map<std::pair<int64_t, std::string>, TraceSpan> byName;
+  for (const TraceSpan &span : result.spans)
+    if (span.category != "wait")
+      byName.emplace(std::make_pair(span.rank, span.name), span);
+  const TraceSpan &first = byName.at({0, "send 0:1 to 2"});
+  const TraceSpan &second = byName.at({1, "send 1:2 to 2"});
+  expectNear(f, first.start);
+  expectNear(f + transfer, second.start);
+  expectNear(f + 2 * transfer, byName.at({2, "F0"}).start);
+  // The gradients back leave through n1's port one after the other too.
+  const TraceSpan &back0 = byName.at({2, "send grad 0:1 to 0"});
+  const TraceSpan &back1 = byName.at({2, "send grad 1:2 to 1"});
+  expectNear(back0.start + transfer, back1.start);
+}
+
 TEST(Simulator, DevicesMustBeTheClusters) {
   Cluster cluster = makeCluster({1});
   ModelProfile profile = uniformProfile(1);

@@ -1,0 +1,81 @@
+//===- LinkChannels.cpp ---------------------------------------------------===//
+//
+// Channel numbers: device d's port out is 2d and in 2d + 1; then node n's
+// network ports out and in; then the directed datacenter pairs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "planner/LinkChannels.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <cassert>
+
+namespace hetc::planner {
+
+LinkChannels::LinkChannels(const Cluster &cluster) : cluster(cluster) {
+  for (const Node &node : cluster.nodes) {
+    auto known = llvm::find(datacenters, node.datacenter);
+    datacenterOfNode.push_back(static_cast<int>(known - datacenters.begin()));
+    if (known == datacenters.end())
+      datacenters.push_back(node.datacenter);
+  }
+}
+
+int LinkChannels::nodeBase() const {
+  return 2 * static_cast<int>(cluster.devices.size());
+}
+
+int LinkChannels::datacenterBase() const {
+  return nodeBase() + 2 * static_cast<int>(cluster.nodes.size());
+}
+
+int LinkChannels::size() const {
+  int count = static_cast<int>(datacenters.size());
+  return datacenterBase() + count * count;
+}
+
+void LinkChannels::path(int from, int to,
+                        llvm::SmallVectorImpl<int> &channels) const {
+  if (from == to)
+    return;
+  int nodeFrom = cluster.devices[from].node, nodeTo = cluster.devices[to].node;
+  if (nodeFrom == nodeTo) {
+    channels.push_back(2 * from);
+    channels.push_back(2 * to + 1);
+    return;
+  }
+  channels.push_back(nodeBase() + 2 * nodeFrom);
+  channels.push_back(nodeBase() + 2 * nodeTo + 1);
+  int dcFrom = datacenterOfNode[nodeFrom], dcTo = datacenterOfNode[nodeTo];
+  if (dcFrom != dcTo)
+    channels.push_back(datacenterBase() +
+                       dcFrom * static_cast<int>(datacenters.size()) + dcTo);
+}
+
+void LinkChannels::ring(llvm::ArrayRef<int> devices,
+                        llvm::SmallVectorImpl<int> &channels) const {
+  if (devices.size() < 2)
+    return;
+  for (size_t i = 0; i < devices.size(); ++i)
+    path(devices[i], devices[(i + 1) % devices.size()], channels);
+  llvm::sort(channels);
+  channels.erase(std::unique(channels.begin(), channels.end()), channels.end());
+}
+
+std::string LinkChannels::name(int channel) const {
+  assert(channel >= 0 && channel < size() && "channel out of range");
+  if (channel < nodeBase())
+    return cluster.devices[channel / 2].name + (channel % 2 ? " in" : " out");
+  if (channel < datacenterBase()) {
+    int node = (channel - nodeBase()) / 2;
+    return "node " + cluster.nodes[node].name +
+           ((channel - nodeBase()) % 2 ? " in" : " out");
+  }
+  int pair = channel - datacenterBase();
+  int count = static_cast<int>(datacenters.size());
+  return "datacenter " + datacenters[pair / count] + " to " +
+         datacenters[pair % count];
+}
+
+} // namespace hetc::planner
