@@ -84,7 +84,15 @@ struct CollectiveState {
 /// free for its duration, wherever the replay's order finds it.
 class ChannelBook {
 public:
-  explicit ChannelBook(int channels) : busy(channels) {}
+  explicit ChannelBook(int channels) : busy(channels), booked(channels, 0) {}
+
+  /// The channel booked longest and its seconds; -1 when none was.
+  std::pair<int, double> busiest() const {
+    auto most = llvm::max_element(booked);
+    if (most == booked.end() || *most <= 0)
+      return {-1, 0};
+    return {static_cast<int>(most - booked.begin()), *most};
+  }
 
   double book(llvm::ArrayRef<int> channels, double ready, double seconds) {
     if (channels.empty() || seconds <= 0)
@@ -103,6 +111,7 @@ public:
     for (int channel : channels) {
       std::vector<Interval> &list = busy[channel];
       list.insert(firstEndingAfter(channel, start), {start, start + seconds});
+      booked[channel] += seconds;
     }
     return start;
   }
@@ -112,6 +121,7 @@ private:
     double start, end;
   };
   std::vector<std::vector<Interval>> busy;
+  std::vector<double> booked; // per channel
 
   std::vector<Interval>::iterator firstEndingAfter(int channel, double time) {
     return llvm::lower_bound(busy[channel], time,
@@ -276,11 +286,11 @@ private:
 class Replay {
 public:
   Replay(const Plan &plan, std::vector<std::vector<Task>> tasks,
-         int channels, bool recordSpans)
-      : plan(plan), tasks(std::move(tasks)), recordSpans(recordSpans),
-        clock(this->tasks.size(), 0), next(this->tasks.size(), 0),
-        compute(this->tasks.size(), 0), communication(this->tasks.size(), 0),
-        book(channels) {}
+         const LinkChannels &channels, bool recordSpans)
+      : plan(plan), tasks(std::move(tasks)), channels(channels),
+        recordSpans(recordSpans), clock(this->tasks.size(), 0),
+        next(this->tasks.size(), 0), compute(this->tasks.size(), 0),
+        communication(this->tasks.size(), 0), book(channels.size()) {}
 
   llvm::Error run() {
     size_t done = 0;
@@ -308,6 +318,11 @@ public:
       result.idleSeconds.push_back(result.stepSeconds - busy);
     }
     result.spans = spans;
+    auto [channel, seconds] = book.busiest();
+    if (channel >= 0) {
+      result.busiestChannel = channels.name(channel);
+      result.busiestChannelSeconds = seconds;
+    }
     for (const auto &[link, seconds] : linkSeconds)
       result.linkUses.push_back({link, seconds});
     // Busiest first; on a tie the slower link.
@@ -402,6 +417,7 @@ private:
 
   const Plan &plan;
   std::vector<std::vector<Task>> tasks;
+  const LinkChannels &channels;
   bool recordSpans;
   std::vector<double> clock;
   std::vector<size_t> next;
@@ -443,7 +459,7 @@ simulate(const Plan &plan, const std::vector<RankSchedule> &schedule,
   std::vector<std::vector<Task>> tasks;
   for (const RankSchedule &rank : schedule)
     tasks.push_back(builder.build(rank));
-  Replay replay(plan, std::move(tasks), channels.size(), recordSpans);
+  Replay replay(plan, std::move(tasks), channels, recordSpans);
   if (llvm::Error error = replay.run())
     return std::move(error);
 

@@ -45,6 +45,10 @@ struct SimulationResult {
                                         // waits: the pipeline's bubble)
   std::vector<int64_t> peakMemoryBytes; // per rank (CostModel::rankMemoryBytes)
   std::vector<LinkUse> linkUses;        // busiest first
+  /// The channel of the links (LinkChannels.h) booked longest, and for how
+  /// long: no step is shorter. Empty when nothing moves between devices.
+  std::string busiestChannel;
+  double busiestChannelSeconds = 0;
   std::vector<TraceSpan> spans;         // filled when asked for
 };
 

@@ -224,6 +224,14 @@ void printBusiestLink(const planner::SimulationResult &predicted,
       describeLink(cluster, busiest.link), busiest.link->kind,
       busiest.link->bandwidthGBps, busiest.link->latencyUs,
       busiest.seconds * 1e3, 100 * busiest.seconds / total);
+  // The shared part that transfers wait for most (docs/planner.md,
+  // "Communication"): the step is never shorter than its time.
+  if (!predicted.busiestChannel.empty())
+    llvm::outs() << llvm::formatv(
+        "busiest channel: {0}: {1:f3} ms of the {2:f3} ms step ({3:f0}%)\n",
+        predicted.busiestChannel, predicted.busiestChannelSeconds * 1e3,
+        predicted.stepSeconds * 1e3,
+        100 * predicted.busiestChannelSeconds / predicted.stepSeconds);
 }
 
 int runPlan() {

@@ -140,10 +140,13 @@ TEST(Simulator, MessagesArriveATransferTimeAfterTheirSend) {
              result.computeSeconds[0]);
   expectNear(transfer, result.communicationSeconds[0]);
   expectNear(f + b + transfer, result.idleSeconds[0]);
-  // Both messages cross the node's own link: the one link in use.
+  // Both messages cross the node's own link: the one link in use. Each
+  // GPU's port out and in carries one of them; the first is reported.
   ASSERT_EQ(result.linkUses.size(), 1u);
   EXPECT_EQ(result.linkUses[0].link, &cluster.linkBetween(0, 1));
   expectNear(2 * transfer, result.linkUses[0].seconds);
+  EXPECT_EQ(result.busiestChannel, "n0/X1:0 out");
+  expectNear(transfer, result.busiestChannelSeconds);
 }
 
 TEST(Simulator, DataParallelReplicasReduceScatterUpdateAndGather) {
@@ -307,6 +310,9 @@ TEST(Simulator, TransfersSharingANetworkPortTakeTurns) {
   const TraceSpan &back0 = byName.at({2, "send grad 0:1 to 0"});
   const TraceSpan &back1 = byName.at({2, "send grad 1:2 to 1"});
   expectNear(back0.start + transfer, back1.start);
+  // n0's port carries both activations out; the replicas' collectives over
+  // the node's own link are longer.
+  EXPECT_GE(result.busiestChannelSeconds, 2 * transfer);
 }
 
 TEST(Simulator, DevicesMustBeTheClusters) {
