@@ -82,6 +82,12 @@ cl::opt<PrecisionFlag> precisionFlag(
              "rates; auto: bf16 where all of a stage's GPUs have it, else f16 "
              "(default f32)"));
 
+cl::opt<std::string> givenPlanPath(
+    "plan", cl::sub(planSubcommand), cl::cat(planCategory),
+    cl::value_desc("PLAN.json"),
+    cl::desc("Predict this plan (docs/plan-format.md) instead of choosing "
+             "one: its step, table and links, without baselines"));
+
 cl::opt<std::string> tracePath(
     "trace", cl::sub(planSubcommand), cl::cat(planCategory),
     cl::value_desc("TRACE.json"),
@@ -234,6 +240,26 @@ void printBusiestLink(const planner::SimulationResult &predicted,
         100 * predicted.busiestChannelSeconds / predicted.stepSeconds);
 }
 
+/// A plan from a file, checked against the request and simulated on the
+/// schedule the compiler gives it.
+llvm::Expected<planner::PlanResult>
+predictGivenPlan(StringRef path, const PlanningInput &input,
+                 const planner::CostModel &cost) {
+  llvm::Expected<planner::Plan> plan = planner::readPlanFile(path);
+  if (!plan)
+    return plan.takeError();
+  if (llvm::Error invalid = planner::validatePlan(
+          *plan, input.request.globalBatch, input.profile.numSegments()))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "%s: %s", path.str().c_str(),
+                                   llvm::toString(std::move(invalid)).c_str());
+  llvm::Expected<planner::SimulationResult> predicted =
+      planner::simulate(*plan, planner::buildSchedule(*plan), cost);
+  if (!predicted)
+    return predicted.takeError();
+  return planner::PlanResult{std::move(*plan), std::move(*predicted)};
+}
+
 int runPlan() {
   if (globalBatch <= 0 || seqLength <= 0)
     return usageError("--global-batch and --seq must be positive");
@@ -267,8 +293,10 @@ int runPlan() {
   planner::CostModel cost(input->cluster, input->profile,
                           precisionChoice(precisionFlag));
 
-  llvm::Expected<planner::PlanResult> chosen = planner::choosePlan(
-      input->cluster, cost, input->request, *strategy);
+  llvm::Expected<planner::PlanResult> chosen =
+      givenPlanPath.empty()
+          ? planner::choosePlan(input->cluster, cost, input->request, *strategy)
+          : predictGivenPlan(givenPlanPath, *input, cost);
   if (!chosen)
     return failure(llvm::toString(chosen.takeError()));
   const planner::Plan &plan = chosen->plan;
@@ -279,8 +307,10 @@ int runPlan() {
                << input->cluster.name << ": " << input->cluster.devices.size()
                << " devices; batch " << globalBatch << " x seq " << seqLength
                << "\n\n";
-  llvm::outs() << planner::strategyName(*strategy) << ": "
-               << plan.stages.size() << " stages, " << plan.numRanks()
+  llvm::outs() << (givenPlanPath.empty()
+                       ? planner::strategyName(*strategy).str()
+                       : "plan " + givenPlanPath)
+               << ": " << plan.stages.size() << " stages, " << plan.numRanks()
                << " ranks, predicted step "
                << llvm::format("%.3f", predicted.stepSeconds * 1e3) << " ms, "
                << llvm::format("%.0f", predicted.tokensPerSecond)
@@ -290,9 +320,10 @@ int runPlan() {
   printBusiestLink(predicted, input->cluster);
 
   // The baselines, on the same cost model.
-  llvm::outs() << "\ncompared with (predicted tokens/s):\n";
+  if (givenPlanPath.empty())
+    llvm::outs() << "\ncompared with (predicted tokens/s):\n";
   for (planner::Strategy other : planner::kStrategies) {
-    if (other == *strategy)
+    if (other == *strategy || !givenPlanPath.empty())
       continue;
     llvm::Expected<planner::PlanResult> baseline =
         planner::choosePlan(input->cluster, cost, input->request, other);
