@@ -4,7 +4,7 @@ time and memory of `hetc compile` / `hetc profile` on GPT-2 124M. Prints figures
 not a test (nothing is checked against a threshold). See docs/performance.md.
 
     cpu_bench.py --bin BUILD/bin [--threads 1,2] [--steps K] [--warmup W]
-                 [--no-small] [--no-large] [--no-124m] [--keep DIR]
+                 [--no-small] [--no-large] [--no-plan] [--no-124m] [--keep DIR]
 
 Step times: each model is compiled with `hetc compile --global-batch B --seq T
 --optimizer adamw --lr 1e-3` and trained `--steps K` with `hetrun --threads N --metrics`;
@@ -14,6 +14,11 @@ N threads too, which torch.set_num_threads does not do). Each side's figure is
 the median of the per-step wall times after the first W steps. The ratio is torch/hetrun:
 above 1 means hetrun is faster. "loss diff" is the largest difference of the per-step
 losses of the two runs, a check that both trained the same thing.
+
+Then the planner against this CPU (bench/cpu_plan_bench.py): gpt2-small planned by
+`hetc plan` for a cluster of this machine's cores (peak and bandwidth measured here),
+compiled with that plan and trained with its ranks as threads; predicted against
+measured step time.
 """
 import argparse
 import json
@@ -142,6 +147,22 @@ def step_bench(args, work):
             sys.stdout.flush()
 
 
+def plan_bench(args, work):
+    name, _, export_args, batch, seq, vocab, _ = SMALL
+    onnx = os.path.join(work, f"{name}.onnx")
+    if not os.path.exists(onnx):
+        run([PY, os.path.join(MODELS, "export.py"), *export_args, "--out", onnx])
+    print("\n== the planner's predicted step against hetrun's on this CPU "
+          "(bench/cpu_plan_bench.py) ==")
+    sys.stdout.flush()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import cpu_plan_bench
+    cpu_plan_bench.main(["--bin", args.bin, "--onnx", onnx, "--batch", str(batch),
+                         "--seq", str(seq), "--vocab", str(vocab),
+                         "--work", os.path.join(work, "plan")])
+    sys.stdout.flush()
+
+
 def timed(cmd):
     """Run cmd under /usr/bin/time -v: (seconds, peak RSS in MiB, output)."""
     p = subprocess.run(["/usr/bin/time", "-v", *cmd], stdout=subprocess.PIPE,
@@ -204,6 +225,8 @@ def main(argv=None):
                     help=f"leading steps of {LARGE[0]} left out of the median")
     ap.add_argument("--no-small", action="store_true", help="skip gpt2-small (seq 128)")
     ap.add_argument("--no-large", action="store_true", help=f"skip {LARGE[0]} (seq 256)")
+    ap.add_argument("--no-plan", action="store_true",
+                    help="skip the planner's prediction against a measured CPU plan")
     ap.add_argument("--no-124m", action="store_true", help="skip the GPT-2 124M compile")
     ap.add_argument("--keep", metavar="DIR", help="work in DIR and keep it (default: a temp dir)")
     args = ap.parse_args(argv)
@@ -223,6 +246,8 @@ def main(argv=None):
         work = tempfile.mkdtemp(prefix="hetc-bench-")
     try:
         step_bench(args, work)
+        if not args.no_plan:
+            plan_bench(args, work)
         if not args.no_124m:
             compile_bench(args, work)
     finally:
