@@ -106,11 +106,11 @@ struct GpuEntry {
   int node = 0;
   /// Figures given in the entry: a custom GPU, or a catalog override.
   std::optional<double> memoryGB, fp32Tflops, fp16Tflops, bf16Tflops,
-      memoryBandwidthGBps;
+      memoryBandwidthGBps, efficiency;
 
   bool hasFigures() const {
     return memoryGB || fp32Tflops || fp16Tflops || bf16Tflops ||
-           memoryBandwidthGBps;
+           memoryBandwidthGBps || efficiency;
   }
 };
 
@@ -128,13 +128,15 @@ GpuSpec applyFigures(GpuSpec spec, const GpuEntry &entry) {
   spec.bf16Tflops = entry.bf16Tflops.value_or(spec.bf16Tflops);
   spec.memoryBandwidthGBps =
       entry.memoryBandwidthGBps.value_or(spec.memoryBandwidthGBps);
+  spec.maxEfficiency = entry.efficiency.value_or(spec.maxEfficiency);
   return spec;
 }
 
 bool sameFigures(const GpuSpec &a, const GpuSpec &b) {
   return a.memoryGB == b.memoryGB && a.fp32Tflops == b.fp32Tflops &&
          a.fp16Tflops == b.fp16Tflops && a.bf16Tflops == b.bf16Tflops &&
-         a.memoryBandwidthGBps == b.memoryBandwidthGBps;
+         a.memoryBandwidthGBps == b.memoryBandwidthGBps &&
+         a.maxEfficiency == b.maxEfficiency;
 }
 
 std::string unknownTypeMessage(llvm::StringRef type) {
@@ -294,7 +296,8 @@ llvm::Error ClusterReader::readGpus(const YamlValue &list, int node) {
 llvm::Error ClusterReader::readGpuEntry(const YamlValue &value, int node) {
   if (llvm::Error error =
           value.checkMapping({"type", "count", "memory_GB", "fp32_TFLOPS",
-                              "fp16_TFLOPS", "bf16_TFLOPS", "bandwidth_GBps"}))
+                              "fp16_TFLOPS", "bf16_TFLOPS", "bandwidth_GBps",
+                              "efficiency"}))
     return error;
   GpuEntry entry;
   entry.place = value.place;
@@ -332,12 +335,17 @@ llvm::Error ClusterReader::readGpuEntry(const YamlValue &value, int node) {
                       {"fp32_TFLOPS", entry.fp32Tflops, false},
                       {"fp16_TFLOPS", entry.fp16Tflops, true},
                       {"bf16_TFLOPS", entry.bf16Tflops, true},
-                      {"bandwidth_GBps", entry.memoryBandwidthGBps, false}};
+                      {"bandwidth_GBps", entry.memoryBandwidthGBps, false},
+                      {"efficiency", entry.efficiency, false}};
   for (Figure &figure : figures)
     if (const YamlValue *field = value.field(figure.key)) {
       auto number = field->getNumber(figure.allowZero);
       if (!number)
         return number.takeError();
+      if (figure.key == "efficiency" && *number > 1)
+        return errorAt(field->place,
+                       "must be at most 1: the fraction of its peak the GPU "
+                       "reaches on large calls, as measured");
       figure.value = *number;
     }
   gpuEntries.push_back(std::move(entry));

@@ -29,6 +29,10 @@ struct GpuSpec {
   double bf16Tflops = 0;     // peak BF16 tensor TFLOP/s; 0: no BF16
   double memoryBandwidthGBps = 0;
   std::string source;        // where the figures come from
+  /// The fraction of its peak the device reaches on large calls, where it
+  /// was measured (the cluster file's `efficiency`); 0: the cost model's
+  /// default for its family.
+  double maxEfficiency = 0;
 
   bool supportsBf16() const { return bf16Tflops > 0; }
   int64_t memoryBytes() const { return static_cast<int64_t>(memoryGB * 1e9); }

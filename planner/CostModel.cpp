@@ -80,7 +80,8 @@ constexpr double kCallOverheadSeconds = 20e-6;
 
 Efficiency defaultEfficiency(const GpuSpec &gpu) {
   Efficiency curve;
-  curve.maxEfficiency = defaultMaxEfficiency(gpu.type);
+  curve.maxEfficiency = gpu.maxEfficiency > 0 ? gpu.maxEfficiency
+                                              : defaultMaxEfficiency(gpu.type);
   curve.halfEfficiencyFlops =
       kCallOverheadSeconds * peakFlops(gpu) * curve.maxEfficiency;
   return curve;

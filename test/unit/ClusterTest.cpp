@@ -369,6 +369,21 @@ nodes:
   EXPECT_DOUBLE_EQ(catalogGpu("L4").memoryGB, 24);
 }
 
+TEST(ClusterParse, MeasuredEfficiencyReachesTheCostModel) {
+  Cluster cluster = parseOrFail(R"(
+name: measured
+nodes:
+  - name: host
+    gpus:
+      - {type: cpu-core, count: 2, memory_GB: 4, fp32_TFLOPS: 0.08,
+         bandwidth_GBps: 25, efficiency: 0.7}
+    intra_node: {kind: pcie, bandwidth_GBps: 12, latency_us: 5}
+)");
+  EXPECT_DOUBLE_EQ(cluster.devices[0].gpu.maxEfficiency, 0.7);
+  // A catalog GPU keeps the default of its family unless the file says.
+  EXPECT_DOUBLE_EQ(catalogGpu("L4").maxEfficiency, 0);
+}
+
 TEST(ClusterParse, ATypeDefinedOnceServesEveryNode) {
   Cluster cluster = parseOrFail(R"(
 name: reuse
@@ -435,7 +450,7 @@ nodes:
 )"),
             "bad.yaml:5:20: nodes[0].gpus[0].cout: unknown key; the keys here "
             "are type, count, memory_GB, fp32_TFLOPS, fp16_TFLOPS, "
-            "bf16_TFLOPS, bandwidth_GBps (did you mean \"count\"?)");
+            "bf16_TFLOPS, bandwidth_GBps, efficiency (did you mean \"count\"?)");
   EXPECT_EQ(parseError(R"(name: x
 nodes:
   - name: box0
@@ -606,6 +621,10 @@ TEST(ClusterErrors, BadNumbers) {
   EXPECT_EQ(parseError(oneNode("{type: L4, count: 1, bf16_TFLOPS: -5}")),
             "bad.yaml:4:46: nodes[0].gpus[0].bf16_TFLOPS: expected a number "
             ">= 0, got -5");
+  EXPECT_EQ(parseError(oneNode("{type: L4, count: 1, efficiency: 1.5}")),
+            "bad.yaml:4:45: nodes[0].gpus[0].efficiency: must be at most 1: "
+            "the fraction of its peak the GPU reaches on large calls, as "
+            "measured");
 }
 
 TEST(ClusterErrors, UnknownLinkKind) {

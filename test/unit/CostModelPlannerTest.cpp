@@ -45,6 +45,15 @@ TEST(CostModelPlanner, DefaultEfficiencyIsPerGpuFamily) {
              cost.efficiency("H100-SXM").halfEfficiencyFlops);
 }
 
+TEST(CostModelPlanner, MeasuredEfficiencyReplacesTheFamilyDefault) {
+  Cluster cluster = makeCluster({1});
+  cluster.devices[0].gpu.maxEfficiency = 0.7;
+  ModelProfile profile = uniformProfile(1);
+  CostModel cost(cluster, profile);
+  EXPECT_EQ(cost.efficiency("X1").maxEfficiency, 0.7);
+  expectNear(20e-6 * 10e12 * 0.7, cost.efficiency("X1").halfEfficiencyFlops);
+}
+
 TEST(CostModelPlanner, ComputeFollowsTheEfficiencyCurve) {
   Cluster cluster = makeCluster({1});
   ModelProfile profile = uniformProfile(2);
