@@ -155,8 +155,7 @@ def plan_bench(args, work):
     print("\n== the planner's predicted step against hetrun's on this CPU "
           "(bench/cpu_plan_bench.py) ==")
     sys.stdout.flush()
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import cpu_plan_bench
+    import cpu_plan_bench  # beside this script
     cpu_plan_bench.main(["--bin", args.bin, "--onnx", onnx, "--batch", str(batch),
                          "--seq", str(seq), "--vocab", str(vocab),
                          "--work", os.path.join(work, "plan")])

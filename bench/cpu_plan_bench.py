@@ -22,12 +22,11 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PY = sys.executable or "/usr/bin/python3"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cpu_bench import PY, ROOT, run  # noqa: E402
 
 MEASURE = r"""
 import json, time, numpy as np
@@ -46,14 +45,6 @@ for _ in range(5):
     t = time.perf_counter(); np.copyto(y, x); runs.append(time.perf_counter() - t)
 print(json.dumps({"tflops": flops / 1e12, "bandwidth_GBps": 2 * x.nbytes / min(runs) / 1e9}))
 """
-
-
-def run(cmd, **kw):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
-    if p.returncode != 0:
-        sys.stdout.write(p.stdout)
-        raise SystemExit(f"cpu_plan_bench: failed ({p.returncode}): {' '.join(cmd)}")
-    return p.stdout
 
 
 def measure_core():
