@@ -322,38 +322,35 @@ def part_sized(check):
 # ----------------------------------------------------------------------------- bench
 
 def bench_args(check, parts, models, timeout):
-    prepared = os.path.join(check.args.work, "bench")
     return [PY, os.path.join(ROOT, "bench", "gpu_bench.py"), "--bin", check.bin,
-            "--packages", prepared, "--data", os.path.join(check.args.work, "tokens.bin"),
+            "--packages", bench_packages(check), "--data", bench_tokens(check),
             "--out", os.path.join(check.out, "bench.json"), "--parts", parts,
             "--models", models, "--steps", str(check.args.bench_steps),
             "--warmup", str(check.args.bench_warmup), "--timeout", str(int(timeout))]
 
 
+def bench_work(check):
+    return os.path.join(check.args.work, "bench")
+
+
+def bench_packages(check):  # bench/gpu/run.sh's copy, with the weights
+    return os.path.join(bench_work(check), "packages")
+
+
+def bench_tokens(check):
+    return os.path.join(bench_work(check), "tokens.bin")
+
+
 def prepare_bench(check):
-    """The packages' weights (written here: GBs), and the token file."""
-    source = os.path.join(check.args.prepared, "bench")
-    target = os.path.join(check.args.work, "bench")
-    if not os.path.isdir(target):
-        shutil.copytree(source, target)
-    with open(os.path.join(target, "prepare.json")) as f:
-        prepare = json.load(f)
-    for model in prepare["models"]:
-        pkg = os.path.join(target, model["package"])
-        if os.path.exists(os.path.join(pkg, "weights.safetensors")):
-            continue
-        code, out = check.run([PY, os.path.join(ROOT, "bench", "gpu", "write_weights.py"), pkg,
-                               "--family", prepare["family"], "--config", model["config"],
-                               "--seed", str(prepare["seed"])], 240)
-        if code != 0:
-            raise RuntimeError(f"write_weights.py {model['name']}: {last_lines(out)}")
-    tokens = os.path.join(check.args.work, "tokens.bin")
-    if not os.path.exists(tokens):
-        code, out = check.run([PY, os.path.join(ROOT, "models", "make_tokens.py"), tokens,
-                               "--tokens", "4194304", "--vocab", str(prepare["vocab"])], 120)
-        if code != 0:
-            raise RuntimeError(f"make_tokens.py: {last_lines(out)}")
-    return prepare
+    """The packages' weights (written here: GBs) and the token file, by
+    bench/gpu/run.sh's `weights tokens` steps."""
+    code, out = check.run([os.path.join(ROOT, "bench", "gpu", "run.sh"), "--packages",
+                           os.path.join(check.args.prepared, "bench"), "--work",
+                           bench_work(check), "--python", PY, "weights", "tokens"], 360)
+    if code != 0:
+        raise RuntimeError(f"bench/gpu/run.sh weights tokens: {last_lines(out)}")
+    with open(os.path.join(bench_packages(check), "prepare.json")) as f:
+        return json.load(f)
 
 
 def bench_rows(check, names, parts):
@@ -400,11 +397,11 @@ def part_profile(check):
         return {"status": "skipped", "message": "Nsight Compute (ncu) is not installed"}
     prepare = prepare_bench(check)
     model = next(m for m in prepare["models"] if m["kind"] == "single")
-    pkg = os.path.join(check.args.work, "bench", model["package"])
+    pkg = os.path.join(bench_packages(check), model["package"])
     csv_path = os.path.join(check.out, f"kernels-{model['name']}.csv")
     code, out = check.run([ncu, "--clock-control", "none", "--metrics",
                            "gpu__time_duration.sum", "--csv", "hetrun", pkg, "--data",
-                           os.path.join(check.args.work, "tokens.bin"), "--steps", "1",
+                           bench_tokens(check), "--steps", "1",
                            "--backend", "cuda", "--no-cuda-graphs"], check.left() - 10)
     with open(csv_path, "w") as f:
         f.write(out)
@@ -436,7 +433,7 @@ def summary(check):
     if os.path.exists(bench):
         code, out = check.run([PY, os.path.join(ROOT, "bench", "gpu_bench.py"), "--bin",
                                check.bin or ".", "--packages",
-                               os.path.join(check.args.work, "bench"), "--out", bench,
+                               bench_packages(check), "--out", bench,
                                "--report-only"], 60)
         if code == 0:
             lines += ["", out.strip()]
