@@ -20,34 +20,35 @@ int gpuOf(const CudaJobSettings &settings, int rank, int gpus) {
   return settings.localRank >= 0 ? settings.localRank % gpus : rank;
 }
 
-bool computesInBf16(const hetc::pkg::Program &program) {
-  for (const hetc::pkg::Buffer &buffer : program.buffers())
-    if (buffer.dtype() == hetc::pkg::BF16)
-      return true;
-  return false;
-}
-
-// bf16 matrix products and tensor cores need compute capability 8.0.
+// Every rank this process runs has a GPU that can compute in its precision.
 Status checkPrecisions(const LoadedPackage &package,
                        const CudaJobSettings &settings, int gpus) {
   for (int rank = 0; rank < package.manifest.ranks_size(); ++rank) {
     if (settings.localRank >= 0 && rank != settings.localRank)
       continue;
     int gpu = gpuOf(settings, rank, gpus);
-    int capability = cuda::computeCapability(gpu);
-    if (capability > 0 && capability < 80 &&
-        computesInBf16(package.programs[rank]))
+    HETC_RETURN_IF_ERROR(checkBf16Support(package.programs[rank], rank, gpu,
+                                          cuda::computeCapability(gpu)));
+  }
+  return okStatus();
+}
+
+} // namespace
+
+Status checkBf16Support(const hetc::pkg::Program &program, int rank, int gpu,
+                        int capability) {
+  if (capability <= 0 || capability >= 80)
+    return okStatus();
+  for (const hetc::pkg::Buffer &buffer : program.buffers())
+    if (buffer.dtype() == hetc::pkg::BF16)
       return failedPrecondition(
           "--backend cuda: rank ", rank, " computes in bf16, which needs a GPU "
           "of compute capability 8.0 or newer (Ampere); GPU ", gpu, " is ",
           capability / 10, ".", capability % 10,
           ": compile with --precision f16 (or --precision auto and a "
           "--cluster that names this GPU)");
-  }
   return okStatus();
 }
-
-} // namespace
 
 Status configureCudaJob(const LoadedPackage &package,
                         const CudaJobSettings &settings, JobOptions *options,

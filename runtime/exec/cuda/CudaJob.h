@@ -44,6 +44,12 @@ Status configureCudaJob(const LoadedPackage &package,
                         const CudaJobSettings &settings, JobOptions *options,
                         std::vector<std::string> *layout);
 
+/// FAILED_PRECONDITION when rank `rank`'s `program` computes in bf16 on GPU
+/// `gpu` of compute capability `capability` (10 * major + minor) below 8.0,
+/// where cuBLASLt has no bf16 products; configureCudaJob checks every rank.
+Status checkBf16Support(const hetc::pkg::Program &program, int rank, int gpu,
+                        int capability);
+
 } // namespace hetc::runtime::exec
 
 #endif // HETC_RUNTIME_EXEC_CUDA_CUDAJOB_H

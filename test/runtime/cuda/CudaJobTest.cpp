@@ -124,5 +124,22 @@ TEST(SmShares, FollowTheWeightsAtTheGranularity) {
             (std::vector<int>{8, 8, 8}));
 }
 
+TEST(CudaJob, Bf16NeedsComputeCapabilityEight) {
+  hetc::pkg::Program program;
+  program.add_buffers()->set_dtype(hetc::pkg::F32);
+  // f32 and f16 run on every target; bf16 only from Ampere on.
+  EXPECT_TRUE(exec::checkBf16Support(program, 0, 0, 75).ok());
+  program.add_buffers()->set_dtype(hetc::pkg::BF16);
+  EXPECT_TRUE(exec::checkBf16Support(program, 2, 1, 80).ok());
+  EXPECT_TRUE(exec::checkBf16Support(program, 2, 1, 90).ok());
+  Status refused = exec::checkBf16Support(program, 2, 1, 75);
+  EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(refused.message(),
+            "--backend cuda: rank 2 computes in bf16, which needs a GPU of "
+            "compute capability 8.0 or newer (Ampere); GPU 1 is 7.5: compile "
+            "with --precision f16 (or --precision auto and a --cluster that "
+            "names this GPU)");
+}
+
 } // namespace
 } // namespace hetc::runtime::test
