@@ -4,10 +4,13 @@ devices of a cluster (a custom type whose peak and memory bandwidth are measured
 a plan for it from `hetc plan`, and the same plan compiled and trained by `hetrun` with
 its ranks as threads, one core each. Prints figures; checks nothing.
 
-Calibration: the type's `efficiency` (the fraction of its peak it reaches) is fitted
-first on another layout, one core training the whole batch, until `hetc plan --plan`
-predicts that run's measured step; the plan the search then chooses for all the cores
-is predicted with it and measured.
+Measurement: first one core trains the whole batch, in one micro-batch and in two,
+under `hetrun --profile`, on every core at once (one such run per core: the cores share
+caches and memory bandwidth, so a core is measured as busy as a plan over all of them
+keeps it); `hetc measure` turns the traces into a measured profile (seconds per
+segment's forward and backward per micro-batch size). The plan the search then chooses
+for all the cores with those profiles (`hetc plan --profile`) is predicted and
+measured.
 
     cpu_plan_bench.py --bin BUILD/bin --onnx MODEL.onnx --batch B --seq T --vocab V
                       [--ranks N] [--steps K] [--warmup W] [--work DIR]
@@ -22,6 +25,7 @@ import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 
@@ -52,14 +56,13 @@ def measure_core():
     return json.loads(run([PY, "-c", MEASURE], env=env).strip().splitlines()[-1])
 
 
-def cluster_yaml(core, ranks, efficiency):
+def cluster_yaml(core, ranks):
     return (f"name: this-cpu\n"
             f"nodes:\n"
             f"  - name: host\n"
             f"    gpus:\n"
             f"      - {{type: cpu-core, count: {ranks}, memory_GB: 4, "
-            f"fp32_TFLOPS: {core['tflops']:.4f}, bandwidth_GBps: {core['bandwidth_GBps']:.1f}, "
-            f"efficiency: {efficiency:.4f}}}\n"
+            f"fp32_TFLOPS: {core['tflops']:.4f}, bandwidth_GBps: {core['bandwidth_GBps']:.1f}}}\n"
             f"    intra_node: {{kind: pcie, bandwidth_GBps: {core['bandwidth_GBps'] / 2:.1f}, "
             f"latency_us: 5}}\n")
 
@@ -75,11 +78,25 @@ def predicted(output):
     return int(match[1]), int(match[2]), float(match[3])
 
 
-def measured_ms(hetrun, pkg, data, steps, warmup, metrics):
-    run([hetrun, pkg, "--data", data, "--steps", str(steps), "--threads", "1",
-         "--metrics", metrics])
+def hetrun_command(hetrun, pkg, data, steps, metrics, profile=None):
+    return [hetrun, pkg, "--data", data, "--steps", str(steps), "--threads", "1",
+            "--metrics", metrics, *(["--profile", profile] if profile else [])]
+
+
+def median_step_ms(metrics, warmup):
     times = [json.loads(x)["step_ms"] for x in open(metrics) if x.strip()]
     return statistics.median(times[warmup:])
+
+
+def run_all(commands):
+    """Runs the commands at once; fails if any does."""
+    procs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for c in commands]
+    for c, p in zip(commands, procs):
+        out = p.communicate()[0]
+        if p.returncode != 0:
+            sys.stdout.write(out)
+            raise SystemExit(f"cpu_plan_bench: failed ({p.returncode}): {' '.join(c)}")
 
 
 def main(argv=None):
@@ -107,40 +124,47 @@ def main(argv=None):
         run([PY, os.path.join(ROOT, "models", "make_tokens.py"), data, "--tokens", "262144",
              "--vocab", str(args.vocab)])
 
-    def write_cluster(efficiency):
-        with open(cluster, "w") as f:
-            f.write(cluster_yaml(core, args.ranks, efficiency))
+    with open(cluster, "w") as f:
+        f.write(cluster_yaml(core, args.ranks))
 
-    def compile_and_run(plan, name):
+    def compile_plan(plan, name):
         pkg = os.path.join(work, f"{name}.hetpkg")
         run([hetc, "compile", args.onnx, "-o", pkg, *shape, "--optimizer", "adamw",
              "--lr", "1e-3", "--cluster", cluster, "--plan", plan])
-        return measured_ms(hetrun, pkg, data, args.steps, args.warmup,
-                           os.path.join(work, f"{name}.jsonl"))
+        return pkg
 
-    # Calibrate on one core training the whole batch.
-    efficiency = 0.4
-    write_cluster(efficiency)
+    # Measure one core training the whole batch in one and in two micro-batches.
     segments = int(re.search(r": (\d+) segments;", run(
         [hetc, "plan", args.onnx, "--cluster", cluster, *shape]))[1])
-    one = os.path.join(work, "one-core.json")
-    with open(one, "w") as f:
-        json.dump({"stages": [{"segments": [0, segments], "replicas": [
-            {"device": "host/cpu-core:0", "samples": [0, args.batch]}]}]}, f)
-    one_measured = compile_and_run(one, "one-core")
-    for _ in range(4):  # compute scales with 1/efficiency, memory traffic does not
-        _, _, one_predicted = predicted(run([hetc, "plan", args.onnx, "--cluster", cluster,
-                                            *shape, "--plan", one]))
-        efficiency = min(1.0, efficiency * one_predicted / one_measured)
-        write_cluster(efficiency)
+    profiles, one_core = [], []
+    for micro in sorted({args.batch, max(1, args.batch // 2)}):
+        name = f"one-core-micro{micro}"
+        one = os.path.join(work, f"{name}.json")
+        with open(one, "w") as f:
+            json.dump({"stages": [{"segments": [0, segments], "replicas": [
+                {"device": "host/cpu-core:0", "samples": [0, args.batch],
+                 "micro_batch": micro}]}]}, f)
+        pkg = compile_plan(one, name)
+        copies = [os.path.join(work, f"{name}.core{c}") for c in range(args.ranks)]
+        run_all([hetrun_command(hetrun, pkg, data, args.steps, f"{c}.jsonl",
+                                f"{c}.trace.json") for c in copies])
+        profiles.append(os.path.join(work, f"{name}.profile.json"))
+        run([hetc, "measure", pkg, *[f"{c}.trace.json" for c in copies], "--cluster",
+             cluster, "--warmup-steps", str(args.warmup), "-o", profiles[-1]])
+        ms = statistics.mean(median_step_ms(f"{c}.jsonl", args.warmup) for c in copies)
+        one_core.append(f"{ms:.1f} ms at micro-batch {micro}")
 
     plan = os.path.join(work, "cpu-plan.json")
     stages, ranks, planned = predicted(run([hetc, "plan", args.onnx, "--cluster", cluster,
-                                            *shape, "-o", plan]))
-    measured = compile_and_run(plan, "cpu-plan")
+                                            *shape, "--profile", ",".join(profiles),
+                                            "-o", plan]))
+    pkg = compile_plan(plan, "cpu-plan")
+    metrics = os.path.join(work, "cpu-plan.jsonl")
+    run(hetrun_command(hetrun, pkg, data, args.steps, metrics))
+    measured = median_step_ms(metrics, args.warmup)
     print(f"core: {core['tflops'] * 1e3:.1f} GFLOP/s float32 (numpy BLAS, 1 thread), "
-          f"{core['bandwidth_GBps']:.1f} GB/s copy; efficiency {efficiency:.3f} fitted to "
-          f"one core's whole batch ({one_measured:.1f} ms)")
+          f"{core['bandwidth_GBps']:.1f} GB/s copy; measured profile of one core's whole "
+          f"batch, every core at once: {', '.join(one_core)}")
     print(f"{'model':<14} {'B x T':>8} {'plan':>22} {'predicted ms':>12} {'measured ms':>11} "
           f"{'measured/predicted':>18}")
     name = os.path.splitext(os.path.basename(args.onnx))[0]

@@ -201,6 +201,50 @@ const Efficiency &CostModel::efficiency(llvm::StringRef type) const {
   return it == efficiencies_.end() ? fallback : it->second;
 }
 
+void CostModel::useMeasurements(const MeasuredProfile &measured) {
+  measured_ = &measured;
+  // The curves are fractions of the peak in each type's training
+  // precision: only calls in it calibrate them.
+  llvm::StringMap<Precision> trainedIn;
+  for (const Device &device : cluster_.devices)
+    trainedIn.try_emplace(device.gpu.type, trainingPrecision(device.gpu));
+  llvm::StringMap<std::vector<Measurement>> points;
+  for (const MeasuredCall &call : measured.calls()) {
+    auto type = trainedIn.find(call.deviceType);
+    if (type == trainedIn.end() || type->second != call.precision)
+      continue;
+    const SegmentCost &segment = profile_.segments[call.segment];
+    double flops = call.pass == Pass::Forward ? segment.forwardFlops
+                                              : segment.backwardFlops;
+    points[call.deviceType].push_back(
+        {flops * static_cast<double>(call.microBatch), call.seconds});
+  }
+  for (const auto &[type, typePoints] : points)
+    calibrate(type, typePoints);
+}
+
+std::optional<double>
+CostModel::measuredSeconds(const GpuSpec &gpu, Precision precision,
+                           int64_t firstSegment, int64_t endSegment,
+                           bool backward, int64_t samples,
+                           bool recompute) const {
+  if (!measured_ || !measured_->covers(gpu.type, precision))
+    return std::nullopt;
+  std::vector<Pass> passes = {backward ? Pass::Backward : Pass::Forward};
+  if (backward && recompute)
+    passes.push_back(Pass::Forward);
+  double total = 0;
+  for (Pass pass : passes)
+    for (int64_t segment = firstSegment; segment < endSegment; ++segment) {
+      std::optional<double> seconds =
+          measured_->seconds(gpu.type, precision, pass, segment, samples);
+      if (!seconds)
+        return std::nullopt;
+      total += *seconds;
+    }
+  return total;
+}
+
 Precision CostModel::precisionOn(llvm::ArrayRef<int> devices) const {
   if (precision_)
     return *precision_;
@@ -224,6 +268,12 @@ double CostModel::computeSeconds(int device, int64_t firstSegment,
                                  int64_t endSegment, bool backward,
                                  int64_t samples, bool recompute,
                                  std::optional<Precision> precision) const {
+  const GpuSpec &gpu = cluster_.devices[device].gpu;
+  Precision computedIn = precision.value_or(precisionOn(device));
+  if (std::optional<double> measured =
+          measuredSeconds(gpu, computedIn, firstSegment, endSegment, backward,
+                          samples, recompute))
+    return *measured;
   SegmentCost range = profile_.range(firstSegment, endSegment);
   double flopsPerSample = range.forwardFlops;
   double bytesPerSample = range.forwardBytes;
@@ -237,8 +287,7 @@ double CostModel::computeSeconds(int device, int64_t firstSegment,
   }
   double flops = flopsPerSample * samples;
   double bytes = bytesPerSample * samples;
-  const GpuSpec &gpu = cluster_.devices[device].gpu;
-  double peak = peakFlopsIn(gpu, precision.value_or(precisionOn(device)));
+  double peak = peakFlopsIn(gpu, computedIn);
   // The curve's half point is a fixed time per call at the reference peak:
   // it scales with the peak of the precision computed in.
   Efficiency curve = efficiency(gpu.type);

@@ -12,6 +12,8 @@
 // efficiency = maxEfficiency * F / (F + halfEfficiencyFlops) grows with the
 // FLOPs F of the call (small kernels do not fill a GPU); both parameters
 // are per GPU type, with defaults, and measurements can calibrate them.
+// Where a measured profile covers a call (its device type, precision and
+// every segment of the range), the call takes the measured seconds instead.
 // Transfers: latency + bytes / bandwidth of the link between the devices.
 // Collectives: rings over the slowest link between consecutive members.
 //
@@ -21,6 +23,7 @@
 #define HETC_PLANNER_COSTMODEL_H
 
 #include "planner/Cluster.h"
+#include "planner/MeasuredProfile.h"
 #include "planner/ModelProfile.h"
 #include "planner/Schedule.h"
 
@@ -76,6 +79,11 @@ public:
   void calibrate(llvm::StringRef type, llvm::ArrayRef<Measurement> points);
   const Efficiency &efficiency(llvm::StringRef type) const;
 
+  /// Times calls by `measured` where it covers them, and calibrates each
+  /// measured type's efficiency curve by its calls for the rest. `measured`
+  /// must outlive the cost model and describe its model profile's shape.
+  void useMeasurements(const MeasuredProfile &measured);
+
   /// The precision of a stage on the devices `devices` (cluster indices)
   /// whose plan does not say.
   Precision precisionOn(llvm::ArrayRef<int> devices) const;
@@ -124,6 +132,14 @@ private:
   const ModelProfile &profile_;
   PrecisionChoice precision_;
   llvm::StringMap<Efficiency> efficiencies_;
+  const MeasuredProfile *measured_ = nullptr;
+
+  /// The measured seconds of the call, where `measured_` covers it.
+  std::optional<double> measuredSeconds(const GpuSpec &gpu,
+                                        Precision precision,
+                                        int64_t firstSegment,
+                                        int64_t endSegment, bool backward,
+                                        int64_t samples, bool recompute) const;
 };
 
 } // namespace hetc::planner

@@ -11,7 +11,8 @@ namespace hetc::driver {
 FailureOr<PlanningInput> preparePlanning(ModuleOp module, StringRef modelName,
                                          StringRef clusterPath,
                                          int64_t globalBatch, int64_t seq,
-                                         bool adamw) {
+                                         bool adamw,
+                                         ArrayRef<std::string> measuredPaths) {
   llvm::Expected<planner::Cluster> cluster =
       planner::readClusterFile(clusterPath);
   if (!cluster)
@@ -24,9 +25,35 @@ FailureOr<PlanningInput> preparePlanning(ModuleOp module, StringRef modelName,
   if (failed(profile))
     return failure();
   profile->optimizerStatePerParameterByte = adamw ? 2 : 0;
-  PlanningInput input{std::move(*cluster), std::move(*profile), {}};
+  PlanningInput input{std::move(*cluster), std::move(*profile), {}, {}};
   input.request.globalBatch = globalBatch;
+  for (const std::string &path : measuredPaths) {
+    llvm::Expected<planner::MeasuredProfile> read =
+        planner::readMeasuredProfileFile(path);
+    if (!read)
+      return module.emitError(llvm::toString(read.takeError()));
+    if (read->seqLen() != seq ||
+        read->numSegments() != input.profile.numSegments())
+      return module.emitError()
+             << path << ": measured '" << read->model() << "' at seq "
+             << read->seqLen() << " with " << read->numSegments()
+             << " segments, but " << modelName << " at --seq " << seq
+             << " has " << input.profile.numSegments()
+             << " segments: measure a run of this model at this --seq";
+    if (!input.measured)
+      input.measured = std::move(*read);
+    else if (llvm::Error error = input.measured->merge(*read))
+      return module.emitError(path + ": " + llvm::toString(std::move(error)));
+  }
   return input;
+}
+
+planner::CostModel
+PlanningInput::costModel(planner::PrecisionChoice precision) const {
+  planner::CostModel cost(cluster, profile, precision);
+  if (measured)
+    cost.useMeasurements(*measured);
+  return cost;
 }
 
 llvm::cl::ValuesClass optimizerFlagValues() {

@@ -21,14 +21,22 @@ struct PlanningInput {
   planner::Cluster cluster;
   planner::ModelProfile profile;
   planner::PlanRequest request;
+  /// What `--profile` files measured, merged; none without them.
+  std::optional<planner::MeasuredProfile> measured;
+
+  /// The cost model of the cluster and the model, timed by the measured
+  /// profile where it covers a call.
+  planner::CostModel costModel(planner::PrecisionChoice precision) const;
 };
 
-/// Profiles a copy of the imported `module` at one sample of `seq` tokens
-/// and reads the cluster file.
+/// Profiles a copy of the imported `module` at one sample of `seq` tokens,
+/// reads the cluster file and the measured profiles `measuredPaths` (`hetc
+/// measure`'s output; each must be of a model of the same segments at
+/// `seq`).
 mlir::FailureOr<PlanningInput>
 preparePlanning(mlir::ModuleOp module, llvm::StringRef modelName,
                 llvm::StringRef clusterPath, int64_t globalBatch, int64_t seq,
-                bool adamw);
+                bool adamw, llvm::ArrayRef<std::string> measuredPaths);
 
 /// Every device's memory, as `--device-memory DEVICE=SIZE,...` would say.
 DeviceMemorySpec memoryOf(const planner::Cluster &cluster);

@@ -37,6 +37,9 @@ Command inspectCommand();
 /// `hetc profile MODEL --seq T [--batch B] [--json]`
 Command profileCommand();
 
+/// `hetc measure PKG.hetpkg TRACE.json... -o PROFILE.json [--cluster C.yaml]`
+Command measureCommand();
+
 /// `hetc plan MODEL --cluster C.yaml --global-batch B --seq T [-o PLAN.json]
 /// [--strategy S] [--trace TRACE.json]`
 Command planCommand();

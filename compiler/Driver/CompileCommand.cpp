@@ -155,6 +155,13 @@ cl::opt<std::string> planPath(
              "replicas with their sample ranges, micro-batches and state "
              "shards (docs/plan-format.md)"));
 
+cl::list<std::string> measuredProfilePaths(
+    "profile", cl::sub(compileSubcommand), cl::cat(compileCategory), cl::CommaSeparated,
+    cl::value_desc("PROFILE.json[,PROFILE.json...]"),
+    cl::desc("Time the planner's calls by these measured profiles (hetc "
+             "measure) where they cover them: device type, precision and "
+             "every segment"));
+
 cl::opt<std::string> clusterPath(
     "cluster", cl::sub(compileSubcommand), cl::cat(compileCategory),
     cl::value_desc("CLUSTER.yaml"),
@@ -351,6 +358,9 @@ int runCompile() {
     return usageError("give --plan or --devices, not both");
   if (!clusterPath.empty() && numDevices != 1)
     return usageError("give --cluster or --devices, not both");
+  if (!measuredProfilePaths.empty() && clusterPath.empty())
+    return usageError("--profile times the planner's choice: it needs "
+                      "--cluster");
   distributed |= !clusterPath.empty();
   if (forwardOnly && (distributed || recomputeSegments != "none"))
     return usageError("--forward-only compiles for one device, without "
@@ -398,14 +408,14 @@ int runCompile() {
   if (!clusterPath.empty() && !isTrainStep(module)) {
     FailureOr<PlanningInput> input = preparePlanning(
         module, llvm::sys::path::stem(modelPath), clusterPath, globalBatch,
-        seqLength, updateFlags.adamw());
+        seqLength, updateFlags.adamw(), measuredProfilePaths);
     if (failed(input))
       return kExitFailure;
     if (deviceMemory.empty())
       *memory = memoryOf(input->cluster);
     cluster = input->cluster;
     if (!plan) {
-      planner::CostModel cost(input->cluster, input->profile, precision);
+      planner::CostModel cost = input->costModel(precision);
       llvm::Expected<planner::PlanResult> chosen =
           planner::choosePlan(input->cluster, cost, input->request);
       if (!chosen) {

@@ -23,7 +23,8 @@ constexpr llvm::StringLiteral kOverview =
 int runHetc(int argc, char **argv) {
   llvm::SmallVector<Command> commands = {
       importCommand(),  compileCommand(), inspectCommand(),
-      profileCommand(), planCommand(),    exportCommand()};
+      profileCommand(), planCommand(),    measureCommand(),
+      exportCommand()};
 
   // Only the commands' own options appear in --help, not those that LLVM
   // libraries register globally.

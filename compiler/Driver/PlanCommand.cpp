@@ -43,6 +43,13 @@ cl::opt<std::string> modelPath(cl::Positional, cl::Required,
                                cl::sub(planSubcommand), cl::cat(planCategory),
                                cl::desc("<MODEL.onnx | MODEL.onnxtxt>"));
 
+cl::list<std::string> measuredProfilePaths(
+    "profile", cl::sub(planSubcommand), cl::cat(planCategory), cl::CommaSeparated,
+    cl::value_desc("PROFILE.json[,PROFILE.json...]"),
+    cl::desc("Time the planner's calls by these measured profiles (hetc "
+             "measure) where they cover them: device type, precision and "
+             "every segment"));
+
 cl::opt<std::string> clusterPath(
     "cluster", cl::sub(planSubcommand), cl::cat(planCategory), cl::Required,
     cl::value_desc("CLUSTER.yaml"),
@@ -287,11 +294,11 @@ int runPlan() {
   std::string modelName = llvm::sys::path::stem(modelPath).str();
   FailureOr<PlanningInput> input =
       preparePlanning(**module, modelName, clusterPath, globalBatch, seqLength,
-                      optimizerFlag == OptimizerFlag::adamw);
+                      optimizerFlag == OptimizerFlag::adamw,
+                      measuredProfilePaths);
   if (failed(input))
     return kExitFailure;
-  planner::CostModel cost(input->cluster, input->profile,
-                          precisionChoice(precisionFlag));
+  planner::CostModel cost = input->costModel(precisionChoice(precisionFlag));
 
   llvm::Expected<planner::PlanResult> chosen =
       givenPlanPath.empty()

@@ -250,6 +250,10 @@ FailureOr<pkg::Program> convertProgram(hetx::ProgramOp program,
           return failure();
     message->set_location(describe(launch.getLoc()));
     message->set_flops(launch.getFlops().value_or(0));
+    if (std::optional<hetx::LaunchPhase> phase = launch.getPhase()) {
+      message->set_segment(static_cast<int32_t>(*launch.getSegment()));
+      message->set_phase(hetx::stringifyLaunchPhase(*phase).str());
+    }
   }
   hetx::ReturnOp ret = program.getReturn();
   out.set_loss_buffer(ret.getLoss() ? ids.lookup(ret.getLoss()) : -1);

@@ -22,6 +22,15 @@ def HetX_BufferKind : I32EnumAttr<"BufferKind",
   let cppNamespace = "::hetc::hetx";
 }
 
+def HetX_LaunchPhase : I32EnumAttr<"LaunchPhase",
+    "which pass over a model segment a launch belongs to", [
+      I32EnumAttrCase<"forward", 1>,
+      I32EnumAttrCase<"backward", 2>,
+      I32EnumAttrCase<"recompute", 3>
+    ]> {
+  let cppNamespace = "::hetc::hetx";
+}
+
 def HetX_InputRole : I32EnumAttr<"InputRole",
     "what an input buffer receives before a step", [
       I32EnumAttrCase<"tokens", 1>,

@@ -255,6 +255,10 @@ LogicalResult BufferOp::verify() {
 LogicalResult LaunchOp::verify() {
   if (getKernel().empty())
     return emitOpError("must name a kernel");
+  if (getSegment().has_value() != getPhase().has_value())
+    return emitOpError("needs a segment and a phase together, or neither");
+  if (IntegerAttr segment = getSegmentAttr(); segment && segment.getInt() < 0)
+    return emitOpError("segment must be >= 0, got ") << segment.getInt();
   for (Value input : getInputs())
     if (!input.getDefiningOp<BufferOp>())
       return emitOpError("reads a value that is not a hetx.buffer");

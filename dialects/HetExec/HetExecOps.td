@@ -161,7 +161,11 @@ def HetX_LaunchOp : HetX_Op<"launch", [
     `counts`.
 
     `flops`, when present, counts the FLOPs of the launch by hetg's cost
-    conventions (what profiles divide by its time).
+    conventions (what profiles divide by its time). `segment` and `phase`,
+    together or not at all, say which model segment (hetg-segment's
+    numbering) the launch computes and in which pass: its forward, its
+    backward, or the forward recomputed for the backward. Measured profiles
+    add launch times up by them.
 
     ```mlir
     hetx.launch "matmul"(%b2, %b4) -> (%b5) params {transpose_rhs}
@@ -174,10 +178,12 @@ def HetX_LaunchOp : HetX_Op<"launch", [
                        Arg<Variadic<HetX_Buffer>, "buffers read", [MemRead]>:$inputs,
                        Arg<Variadic<HetX_Buffer>, "buffers written", [MemWrite]>:$outputs,
                        OptionalAttr<DictionaryAttr>:$params,
-                       OptionalAttr<I64Attr>:$flops);
+                       OptionalAttr<I64Attr>:$flops,
+                       OptionalAttr<I64Attr>:$segment,
+                       OptionalAttr<HetX_LaunchPhase>:$phase);
   let assemblyFormat = [{
     $kernel `(` $inputs `)` `->` `(` $outputs `)` (`params` $params^)?
-    (`flops` $flops^)?
+    (`flops` $flops^)? (`segment` $segment^ $phase)?
     attr-dict `:` custom<LaunchTypes>(type($inputs), type($outputs))
   }];
   let hasVerifier = 1;

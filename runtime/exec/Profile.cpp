@@ -88,6 +88,9 @@ std::string chromeTrace(const hetc::pkg::Manifest &manifest,
       os << ", \"bytes\": " << record.bytes;
     if (inst.flops() > 0)
       os << ", \"flops\": " << inst.flops();
+    if (!inst.phase().empty())
+      os << ", \"segment\": " << inst.segment() << ", \"phase\": \""
+         << inst.phase() << "\"";
     os << "}}";
   }
   os << "\n]}\n";

@@ -39,6 +39,20 @@ std::optional<StringRef> accessedGlobal(Operation &op) {
   return std::nullopt;
 }
 
+/// The segment and pass of an op that hetg-segment, hetg-autodiff or
+/// hetg-recompute marked.
+std::optional<std::pair<int64_t, hetx::LaunchPhase>>
+segmentOf(Operation *op) {
+  std::pair<StringRef, hetx::LaunchPhase> marks[] = {
+      {hetg::kSegmentAttr, hetx::LaunchPhase::forward},
+      {hetg::kGradSegmentAttr, hetx::LaunchPhase::backward},
+      {hetg::kRecomputedAttr, hetx::LaunchPhase::recompute}};
+  for (auto [name, phase] : marks)
+    if (auto segment = op->getAttrOfType<IntegerAttr>(name))
+      return std::make_pair(segment.getInt(), phase);
+  return std::nullopt;
+}
+
 DictionaryAttr paramsOf(Operation *op) {
   NamedAttrList params;
   for (StringAttr name : op->getName().getAttributeNames()) {
@@ -280,6 +294,7 @@ LogicalResult FunctionLowering::lowerLaunch(Operation *op) {
   LaunchInfo launch{kernel.str(), {}, {}, paramsOf(op), op->getLoc()};
   if (std::optional<hetg::OpCost> cost = hetg::getOpCost(op))
     launch.flops = cost->flops;
+  launch.segment = segmentOf(op);
   for (Value operand : op->getOperands())
     launch.inputs.push_back(bufferOf(operand));
   for (OpResult result : op->getResults()) {

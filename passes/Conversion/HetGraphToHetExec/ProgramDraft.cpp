@@ -238,7 +238,12 @@ ProgramDraft::finish(OpBuilder &builder, Location loc,
         launch.params && !launch.params.empty() ? launch.params
                                                 : DictionaryAttr(),
         launch.flops > 0 ? builder.getI64IntegerAttr(launch.flops)
-                         : IntegerAttr());
+                         : IntegerAttr(),
+        launch.segment ? builder.getI64IntegerAttr(launch.segment->first)
+                       : IntegerAttr(),
+        launch.segment ? hetx::LaunchPhaseAttr::get(builder.getContext(),
+                                                    launch.segment->second)
+                       : hetx::LaunchPhaseAttr());
   }
   SmallVector<Value> returned;
   for (int output : outputs)

@@ -55,6 +55,8 @@ struct LaunchInfo {
   mlir::Location loc;
   /// The op's FLOPs (hetg's cost interface); 0: none counted.
   int64_t flops = 0;
+  /// The model segment and pass the op belongs to, where it has one.
+  std::optional<std::pair<int64_t, hetc::hetx::LaunchPhase>> segment;
 };
 
 /// The program's attributes other than its memory plan.

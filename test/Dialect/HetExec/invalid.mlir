@@ -251,6 +251,26 @@ hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_samp
 
 // -----
 
+// A launch's segment comes with its pass.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  // expected-error @+1 {{needs a segment and a phase together, or neither}}
+  hetx.launch "mul"(%l, %l) -> (%l) {segment = 2 : i64} : (memref<f32>, memref<f32>) -> (memref<f32>)
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+  // expected-error @+1 {{segment must be >= 0, got -1}}
+  hetx.launch "mul"(%l, %l) -> (%l) segment -1 forward : (memref<f32>, memref<f32>) -> (memref<f32>)
+  hetx.return %l : memref<f32>
+}
+
+// -----
+
 hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
   %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
   // expected-error @+1 {{must name a kernel}}

@@ -15,7 +15,7 @@
 // CHECK: %[[R:b6]] = hetx.buffer 6 "reshape.1" activation at 320 alias %[[G]] : memref<2x4x4xf32> : memref<8x4xf32>
 // CHECK: %[[L:b7]] = hetx.buffer 7 "loss" activation at 448 : memref<f32>
 // CHECK: hetx.launch "gather"(%[[W]], %[[X]]) -> (%[[G]]) params {axis = 0 : i64} : (memref<4x4xf32>, memref<2x4xi64>) -> (memref<2x4x4xf32>)
-// CHECK: hetx.launch "reduce_sum"(%[[R]]) -> (%[[L]]) params {axes = array<i64: 0, 1>, keep_dims = false} flops 32 : (memref<8x4xf32>) -> (memref<f32>)
+// CHECK: hetx.launch "reduce_sum"(%[[R]]) -> (%[[L]]) params {axes = array<i64: 0, 1>, keep_dims = false} flops 32 segment 1 backward : (memref<8x4xf32>) -> (memref<f32>)
 // CHECK: hetx.launch "mul"(%[[L]], %[[C]]) -> (%[[L]]) : (memref<f32>, memref<f32>) -> (memref<f32>)
 // CHECK: hetx.return %[[L]] : memref<f32>
 hetx.program @rank0 attributes {rank = 1 : i32, arena_bytes = 452 : i64,
@@ -31,7 +31,7 @@ hetx.program @rank0 attributes {rank = 1 : i32, arena_bytes = 452 : i64,
   hetx.launch "gather"(%w, %x) -> (%g) params {axis = 0 : i64}
       : (memref<4x4xf32>, memref<2x4xi64>) -> (memref<2x4x4xf32>)
   hetx.launch "reduce_sum"(%r) -> (%l) params {axes = array<i64: 0, 1>, keep_dims = false}
-      flops 32 : (memref<8x4xf32>) -> (memref<f32>)
+      flops 32 segment 1 backward : (memref<8x4xf32>) -> (memref<f32>)
   hetx.launch "mul"(%l, %c) -> (%l) : (memref<f32>, memref<f32>) -> (memref<f32>)
   hetx.return %l : memref<f32>
 }

@@ -1,0 +1,210 @@
+//===- MeasuredProfile.cpp ------------------------------------------------===//
+
+#include "planner/MeasuredProfile.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+
+namespace hetc::planner {
+
+namespace {
+
+constexpr llvm::StringLiteral kFormat = "hetc-measured-profile";
+constexpr int64_t kVersion = 1;
+
+llvm::StringRef passName(Pass pass) {
+  return pass == Pass::Forward ? "forward" : "backward";
+}
+
+std::optional<Pass> parsePass(llvm::StringRef name) {
+  if (name == "forward")
+    return Pass::Forward;
+  if (name == "backward")
+    return Pass::Backward;
+  return std::nullopt;
+}
+
+} // namespace
+
+void MeasuredProfile::add(const MeasuredCall &call) {
+  Sum &sum = calls_[{call.deviceType, call.precision, call.pass,
+                     call.segment}][call.microBatch];
+  sum.seconds += call.seconds;
+  ++sum.count;
+}
+
+llvm::Error MeasuredProfile::merge(const MeasuredProfile &other) {
+  if (other.seqLen_ != seqLen_ || other.numSegments_ != numSegments_)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "measured '%s' at seq %lld with %lld segments, but '%s' at seq %lld "
+        "with %lld segments",
+        other.model_.c_str(), static_cast<long long>(other.seqLen_),
+        static_cast<long long>(other.numSegments_), model_.c_str(),
+        static_cast<long long>(seqLen_),
+        static_cast<long long>(numSegments_));
+  for (const auto &[key, sizes] : other.calls_)
+    for (const auto &[size, sum] : sizes) {
+      Sum &into = calls_[key][size];
+      into.seconds += sum.seconds;
+      into.count += sum.count;
+    }
+  return llvm::Error::success();
+}
+
+std::optional<double> MeasuredProfile::seconds(llvm::StringRef deviceType,
+                                               Precision precision, Pass pass,
+                                               int64_t segment,
+                                               int64_t samples) const {
+  auto found = calls_.find({deviceType.str(), precision, pass, segment});
+  if (found == calls_.end() || found->second.empty() || samples <= 0)
+    return std::nullopt;
+  std::vector<std::pair<double, double>> points; // (size, seconds), sorted
+  for (const auto &[size, sum] : found->second)
+    points.emplace_back(static_cast<double>(size),
+                        sum.seconds / static_cast<double>(sum.count));
+  double x = static_cast<double>(samples);
+  auto line = [&](size_t i, size_t j) {
+    auto [x0, y0] = points[i];
+    auto [x1, y1] = points[j];
+    return y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+  };
+  if (x >= points.back().first)
+    return points.back().second * x / points.back().first;
+  if (x <= points.front().first) {
+    double proportional = points.front().second * x / points.front().first;
+    if (points.size() == 1)
+      return proportional;
+    return std::max(line(0, 1), proportional);
+  }
+  size_t upper = std::upper_bound(points.begin(), points.end(), x,
+                                  [](double value, const auto &point) {
+                                    return value < point.first;
+                                  }) -
+                 points.begin();
+  return line(upper - 1, upper);
+}
+
+bool MeasuredProfile::covers(llvm::StringRef deviceType,
+                             Precision precision) const {
+  return llvm::any_of(calls_, [&](const auto &entry) {
+    return std::get<0>(entry.first) == deviceType &&
+           std::get<1>(entry.first) == precision;
+  });
+}
+
+std::vector<MeasuredCall> MeasuredProfile::calls() const {
+  std::vector<MeasuredCall> all;
+  for (const auto &[key, sizes] : calls_) {
+    const auto &[type, precision, pass, segment] = key;
+    for (const auto &[size, sum] : sizes)
+      all.push_back({type, precision, pass, segment, size,
+                     sum.seconds / static_cast<double>(sum.count)});
+  }
+  return all;
+}
+
+std::string MeasuredProfile::toJSON() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "{\n  \"format\": \"" << kFormat << "\",\n  \"version\": " << kVersion
+     << ",\n  \"model\": " << llvm::json::Value(model_)
+     << ",\n  \"seq_len\": " << seqLen_ << ",\n  \"segments\": " << numSegments_
+     << ",\n  \"calls\": [";
+  const char *separator = "\n";
+  for (const auto &[key, sizes] : calls_) {
+    const auto &[type, precision, pass, segment] = key;
+    for (const auto &[size, sum] : sizes) {
+      os << separator
+         << llvm::formatv("    {{\"device_type\": {0}, \"precision\": \"{1}\", "
+                          "\"pass\": \"{2}\", \"segment\": {3}, "
+                          "\"micro_batch\": {4}, \"seconds\": {5:e6}, "
+                          "\"count\": {6}}",
+                          llvm::json::Value(type), precisionName(precision),
+                          passName(pass), segment, size,
+                          sum.seconds / static_cast<double>(sum.count),
+                          sum.count);
+      separator = ",\n";
+    }
+  }
+  os << "\n  ]\n}\n";
+  return text;
+}
+
+llvm::Expected<MeasuredProfile> parseMeasuredProfile(llvm::StringRef json,
+                                                     llvm::StringRef fileName) {
+  auto fail = [&](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   fileName + ": " + message);
+  };
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse(json);
+  if (!value)
+    return fail("not JSON: " + llvm::toString(value.takeError()));
+  const llvm::json::Object *root = value->getAsObject();
+  if (!root)
+    return fail("expected an object (the output of hetc measure)");
+  if (root->getString("format") != kFormat)
+    return fail("\"format\" must be \"" + kFormat +
+                "\": write it with hetc measure");
+  if (root->getInteger("version") != kVersion)
+    return fail("\"version\" must be " + llvm::Twine(kVersion));
+  std::optional<llvm::StringRef> model = root->getString("model");
+  std::optional<int64_t> seqLen = root->getInteger("seq_len");
+  std::optional<int64_t> segments = root->getInteger("segments");
+  if (!model || !seqLen || *seqLen <= 0 || !segments || *segments <= 0)
+    return fail("needs \"model\" (a string), \"seq_len\" and \"segments\" "
+                "(positive integers)");
+  const llvm::json::Array *calls = root->getArray("calls");
+  if (!calls)
+    return fail("needs \"calls\" (an array)");
+  MeasuredProfile profile(model->str(), *seqLen, *segments);
+  for (auto [index, entry] : llvm::enumerate(*calls)) {
+    std::string where = llvm::formatv("calls[{0}]", index).str();
+    const llvm::json::Object *call = entry.getAsObject();
+    if (!call)
+      return fail(where + ": expected an object");
+    std::optional<llvm::StringRef> type = call->getString("device_type");
+    std::optional<llvm::StringRef> precisionText = call->getString("precision");
+    std::optional<llvm::StringRef> passText = call->getString("pass");
+    std::optional<int64_t> segment = call->getInteger("segment");
+    std::optional<int64_t> microBatch = call->getInteger("micro_batch");
+    std::optional<double> seconds = call->getNumber("seconds");
+    int64_t count = call->getInteger("count").value_or(1);
+    if (!type || type->empty())
+      return fail(where + ": needs \"device_type\" (a GPU type of the "
+                          "cluster file)");
+    std::optional<Precision> precision =
+        precisionText ? parsePrecision(*precisionText) : std::nullopt;
+    if (!precision)
+      return fail(where + ": \"precision\" must be f32, bf16 or f16");
+    std::optional<Pass> pass = passText ? parsePass(*passText) : std::nullopt;
+    if (!pass)
+      return fail(where + ": \"pass\" must be forward or backward");
+    if (!segment || *segment < 0 || *segment >= *segments)
+      return fail(where + ": \"segment\" must be an integer in [0, " +
+                  llvm::Twine(*segments) + ")");
+    if (!microBatch || *microBatch <= 0 || !seconds || *seconds < 0 ||
+        count <= 0)
+      return fail(where + ": \"micro_batch\" and \"count\" must be positive "
+                          "integers and \"seconds\" a number >= 0");
+    for (int64_t i = 0; i < count; ++i)
+      profile.add({type->str(), *precision, *pass, *segment, *microBatch,
+                   *seconds});
+  }
+  return profile;
+}
+
+llvm::Expected<MeasuredProfile> readMeasuredProfileFile(llvm::StringRef path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return llvm::createStringError(buffer.getError(), "cannot read '%s': %s",
+                                   path.str().c_str(),
+                                   buffer.getError().message().c_str());
+  return parseMeasuredProfile((*buffer)->getBuffer(), path);
+}
+
+} // namespace hetc::planner

@@ -1,0 +1,95 @@
+//===- MeasuredProfile.h - segment times measured on real runs --*- C++ -*-===//
+//
+// What a segment's forward or backward took on a device type, in a
+// precision, per call of a micro-batch size: `hetc measure` derives it from
+// a `hetrun --profile` trace, `hetc plan --profile` and `hetc compile
+// --profile` hand it to the cost model, which uses it instead of its
+// roofline wherever it covers a call (docs/planner.md, "Measured
+// profiles"). Sizes between two measured ones are interpolated linearly;
+// below the smallest, a fixed cost per call plus a cost per sample through
+// the two smallest (never less than proportional); above the largest,
+// proportional to the size.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HETC_PLANNER_MEASUREDPROFILE_H
+#define HETC_PLANNER_MEASUREDPROFILE_H
+
+#include "planner/Plan.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace hetc::planner {
+
+enum class Pass { Forward, Backward };
+
+/// One measured call: `seconds` for a micro-batch of `microBatch` samples.
+struct MeasuredCall {
+  std::string deviceType;
+  Precision precision = Precision::F32;
+  Pass pass = Pass::Forward;
+  int64_t segment = 0;
+  int64_t microBatch = 1;
+  double seconds = 0;
+};
+
+class MeasuredProfile {
+public:
+  MeasuredProfile(std::string model, int64_t seqLen, int64_t numSegments)
+      : model_(std::move(model)), seqLen_(seqLen), numSegments_(numSegments) {}
+
+  const std::string &model() const { return model_; }
+  int64_t seqLen() const { return seqLen_; }
+  int64_t numSegments() const { return numSegments_; }
+
+  /// Records a call; calls of the same device type, precision, pass,
+  /// segment and size are averaged.
+  void add(const MeasuredCall &call);
+  /// Adds every call of `other`, which must measure the same model shape.
+  llvm::Error merge(const MeasuredProfile &other);
+
+  /// Seconds of one call of `samples` samples, or nullopt when the segment
+  /// was not measured on `deviceType` in `precision` for `pass`.
+  std::optional<double> seconds(llvm::StringRef deviceType,
+                                Precision precision, Pass pass,
+                                int64_t segment, int64_t samples) const;
+  /// Whether anything was measured on `deviceType` in `precision`.
+  bool covers(llvm::StringRef deviceType, Precision precision) const;
+
+  /// Every measured call (averages), in a fixed order.
+  std::vector<MeasuredCall> calls() const;
+
+  /// The JSON format of docs/planner.md, "Measured profiles".
+  std::string toJSON() const;
+
+private:
+  struct Sum {
+    double seconds = 0;
+    int64_t count = 0;
+  };
+  using Key = std::tuple<std::string, Precision, Pass, int64_t>;
+
+  std::string model_;
+  int64_t seqLen_ = 0;
+  int64_t numSegments_ = 0;
+  /// By (device type, precision, pass, segment), then micro-batch size.
+  std::map<Key, std::map<int64_t, Sum>> calls_;
+};
+
+/// Parses the JSON of `hetc measure`; errors name `fileName` and the field.
+llvm::Expected<MeasuredProfile> parseMeasuredProfile(llvm::StringRef json,
+                                                     llvm::StringRef fileName);
+/// Reads `path` and parses it.
+llvm::Expected<MeasuredProfile> readMeasuredProfileFile(llvm::StringRef path);
+
+} // namespace hetc::planner
+
+#endif // HETC_PLANNER_MEASUREDPROFILE_H

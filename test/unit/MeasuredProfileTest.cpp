@@ -1,0 +1,149 @@
+//===- MeasuredProfileTest.cpp - measured calls in the cost model ---------===//
+//
+// The measured profile's interpolation in the micro-batch size, averaging
+// and JSON round trip, and the cost model taking measured seconds where they
+// cover a call (on the X1 cluster of PlannerTestCluster.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "PlannerTestCluster.h"
+
+#include "planner/CostModel.h"
+#include "planner/MeasuredProfile.h"
+
+#include <gtest/gtest.h>
+
+using namespace hetc::planner;
+using namespace hetc::planner::testing;
+
+namespace {
+
+MeasuredCall call(Pass pass, int64_t segment, int64_t microBatch,
+                  double seconds, std::string type = "X1") {
+  return {std::move(type), Precision::F32, pass, segment, microBatch, seconds};
+}
+
+double secondsAt(const MeasuredProfile &profile, int64_t samples) {
+  return profile.seconds("X1", Precision::F32, Pass::Forward, 0, samples)
+      .value_or(-1);
+}
+
+TEST(MeasuredProfile, InterpolatesBetweenSizesAndExtrapolatesOutside) {
+  MeasuredProfile profile("m", 16, 2);
+  profile.add(call(Pass::Forward, 0, 2, 1.0));
+  profile.add(call(Pass::Forward, 0, 4, 1.5));
+  EXPECT_DOUBLE_EQ(secondsAt(profile, 2), 1.0);
+  EXPECT_DOUBLE_EQ(secondsAt(profile, 3), 1.25);
+  // Above the largest: in proportion.
+  EXPECT_DOUBLE_EQ(secondsAt(profile, 8), 3.0);
+  // Below the smallest: the line through the two smallest (0.5 per call
+  // plus 0.25 a sample), never below proportional (0.5).
+  EXPECT_DOUBLE_EQ(secondsAt(profile, 1), 0.75);
+  // Unmeasured: another segment, pass, type or precision.
+  EXPECT_FALSE(profile.seconds("X1", Precision::F32, Pass::Forward, 1, 2));
+  EXPECT_FALSE(profile.seconds("X1", Precision::F32, Pass::Backward, 0, 2));
+  EXPECT_FALSE(profile.seconds("Y", Precision::F32, Pass::Forward, 0, 2));
+  EXPECT_FALSE(profile.seconds("X1", Precision::BF16, Pass::Forward, 0, 2));
+}
+
+TEST(MeasuredProfile, OneSizeScalesInProportionAndFasterThanProportionalIsNot) {
+  MeasuredProfile profile("m", 16, 1);
+  profile.add(call(Pass::Forward, 0, 4, 2.0));
+  EXPECT_DOUBLE_EQ(secondsAt(profile, 1), 0.5);
+  EXPECT_DOUBLE_EQ(secondsAt(profile, 6), 3.0);
+  // A line through the two smallest falling below proportional (the larger
+  // size slower per sample) stops at proportional.
+  profile.add(call(Pass::Forward, 0, 8, 8.0));
+  EXPECT_DOUBLE_EQ(secondsAt(profile, 2), 1.0);
+}
+
+TEST(MeasuredProfile, RanksOfOneCallAreAveragedAndSurviveTheJson) {
+  MeasuredProfile profile("m", 16, 3);
+  profile.add(call(Pass::Backward, 2, 4, 1.0));
+  profile.add(call(Pass::Backward, 2, 4, 2.0));
+  profile.add(call(Pass::Forward, 1, 1, 0.25, "Y"));
+  EXPECT_DOUBLE_EQ(
+      *profile.seconds("X1", Precision::F32, Pass::Backward, 2, 4), 1.5);
+
+  llvm::Expected<MeasuredProfile> read =
+      parseMeasuredProfile(profile.toJSON(), "p.json");
+  ASSERT_TRUE(static_cast<bool>(read)) << llvm::toString(read.takeError());
+  EXPECT_EQ(read->model(), "m");
+  EXPECT_EQ(read->seqLen(), 16);
+  EXPECT_EQ(read->numSegments(), 3);
+  std::vector<MeasuredCall> calls = read->calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].deviceType, "X1");
+  EXPECT_EQ(calls[0].pass, Pass::Backward);
+  EXPECT_DOUBLE_EQ(calls[0].seconds, 1.5);
+  EXPECT_EQ(calls[1].deviceType, "Y");
+
+  // Merging weighs by the ranks each average holds: (1 + 2 + 4) / 3.
+  MeasuredProfile more("m", 16, 3);
+  more.add(call(Pass::Backward, 2, 4, 4.0));
+  ASSERT_FALSE(static_cast<bool>(read->merge(more)));
+  EXPECT_NEAR(*read->seconds("X1", Precision::F32, Pass::Backward, 2, 4),
+              7.0 / 3, 1e-6);
+  MeasuredProfile other("m", 32, 3);
+  llvm::Error mismatch = read->merge(other);
+  EXPECT_EQ(llvm::toString(std::move(mismatch)),
+            "measured 'm' at seq 32 with 3 segments, but 'm' at seq 16 with "
+            "3 segments");
+}
+
+TEST(MeasuredProfile, ErrorsNameTheFileAndTheField) {
+  auto error = [](llvm::StringRef json) {
+    llvm::Expected<MeasuredProfile> read = parseMeasuredProfile(json, "p.json");
+    return read ? std::string("parsed") : llvm::toString(read.takeError());
+  };
+  EXPECT_EQ(error("[]"),
+            "p.json: expected an object (the output of hetc measure)");
+  EXPECT_EQ(error(R"({"format": "x"})"),
+            "p.json: \"format\" must be \"hetc-measured-profile\": write it "
+            "with hetc measure");
+  const char *head = R"({"format": "hetc-measured-profile", "version": 1,
+      "model": "m", "seq_len": 16, "segments": 2, "calls": [)";
+  EXPECT_EQ(error(std::string(head) +
+                  R"({"device_type": "X1", "precision": "f32", "pass":
+                      "forward", "segment": 2, "micro_batch": 1,
+                      "seconds": 1}]})"),
+            "p.json: calls[0]: \"segment\" must be an integer in [0, 2)");
+  EXPECT_EQ(error(std::string(head) +
+                  R"({"device_type": "X1", "precision": "f32", "pass":
+                      "sideways", "segment": 0, "micro_batch": 1,
+                      "seconds": 1}]})"),
+            "p.json: calls[0]: \"pass\" must be forward or backward");
+}
+
+TEST(MeasuredProfile, CostModelTakesMeasuredCallsWhereTheyCoverTheRange) {
+  Cluster cluster = makeCluster({2});
+  ModelProfile profile = uniformProfile(3);
+  MeasuredProfile measured("uniform", 16, 3);
+  for (int64_t segment = 0; segment < 2; ++segment) {
+    measured.add(call(Pass::Forward, segment, 2, 0.01 * (segment + 1)));
+    measured.add(call(Pass::Backward, segment, 2, 0.03 * (segment + 1)));
+  }
+  CostModel formula(cluster, profile);
+  CostModel cost(cluster, profile);
+  cost.useMeasurements(measured);
+  // Segments 0 and 1 measured: their sum, at the size asked.
+  EXPECT_DOUBLE_EQ(cost.computeSeconds(0, 0, 2, false, 2), 0.03);
+  EXPECT_DOUBLE_EQ(cost.computeSeconds(1, 0, 2, true, 4), 0.18);
+  // Recompute adds the measured forward.
+  EXPECT_DOUBLE_EQ(cost.computeSeconds(0, 1, 2, true, 2, true), 0.08);
+  // Segment 2 was not measured: the formula, with the curve calibrated by
+  // the measured calls (slower than the default here, so larger).
+  double unmeasured = cost.computeSeconds(0, 1, 3, false, 2);
+  EXPECT_GT(unmeasured, formula.computeSeconds(0, 1, 3, false, 2));
+  EXPECT_NE(cost.efficiency("X1").maxEfficiency,
+            formula.efficiency("X1").maxEfficiency);
+  // Another precision was not measured either: X1 computes bf16 at its
+  // f32 peak (10 TFLOP/s), by the calibrated curve, F = 2 x 2 x 1e9.
+  const Efficiency &curve = cost.efficiency("X1");
+  EXPECT_NEAR(cost.computeSeconds(0, 0, 2, false, 2, false, Precision::BF16),
+              (4e9 + curve.halfEfficiencyFlops) /
+                  (10e12 * curve.maxEfficiency),
+              1e-12);
+}
+
+} // namespace
