@@ -30,6 +30,15 @@ const Link &Cluster::linkBetween(int a, int b) const {
     return nodeA.intraNode;
   if (nodeA.datacenter == nodeB.datacenter)
     return interNode;
+  return linkBetweenDatacenters(nodeA.datacenter, nodeB.datacenter);
+}
+
+const Link &Cluster::linkBetweenDatacenters(llvm::StringRef a,
+                                            llvm::StringRef b) const {
+  for (const DatacenterPair &pair : datacenterPairs)
+    if ((pair.first == a && pair.second == b) ||
+        (pair.first == b && pair.second == a))
+      return pair.link;
   return interDatacenter;
 }
 
@@ -53,12 +62,14 @@ bool isValidName(llvm::StringRef name) {
   });
 }
 
-llvm::Expected<Link> readLink(const YamlValue &value, bool intraNode) {
-  static constexpr llvm::StringRef keys[] = {"kind", "bandwidth_GBps",
-                                             "latency_us"};
-  llvm::ArrayRef<llvm::StringRef> known = keys;
-  if (llvm::Error error =
-          value.checkMapping(intraNode ? known : known.drop_front()))
+llvm::Expected<Link> readLink(const YamlValue &value, bool intraNode,
+                              llvm::ArrayRef<llvm::StringRef> otherKeys = {}) {
+  llvm::SmallVector<llvm::StringRef> known;
+  if (intraNode)
+    known.push_back("kind");
+  known.append({"bandwidth_GBps", "latency_us"});
+  llvm::append_range(known, otherKeys);
+  if (llvm::Error error = value.checkMapping(known))
     return std::move(error);
   Link link;
   if (intraNode) {
@@ -165,6 +176,7 @@ private:
   llvm::Error readGpus(const YamlValue &list, int node);
   llvm::Error readGpuEntry(const YamlValue &value, int node);
   llvm::Error readLinks(const YamlValue &value, Cluster &cluster);
+  llvm::Error readDatacenterPairs(const YamlValue &list, Cluster &cluster);
   llvm::Error checkLinks(const Cluster &cluster,
                          const YamlPlace &linksPlace) const;
   llvm::Expected<llvm::StringMap<TypeDefinition>> defineTypes() const;
@@ -353,9 +365,12 @@ llvm::Error ClusterReader::readGpuEntry(const YamlValue &value, int node) {
 }
 
 llvm::Error ClusterReader::readLinks(const YamlValue &value, Cluster &cluster) {
-  if (llvm::Error error =
-          value.checkMapping({"inter_node", "inter_datacenter"}))
+  if (llvm::Error error = value.checkMapping(
+          {"inter_node", "inter_datacenter", "datacenter_pairs"}))
     return error;
+  if (const YamlValue *pairs = value.field("datacenter_pairs"))
+    if (llvm::Error error = readDatacenterPairs(*pairs, cluster))
+      return error;
   if (const YamlValue *interNode = value.field("inter_node")) {
     auto link = readLink(*interNode, /*intraNode=*/false);
     if (!link)
@@ -375,6 +390,54 @@ llvm::Error ClusterReader::readLinks(const YamlValue &value, Cluster &cluster) {
   return llvm::Error::success();
 }
 
+llvm::Error ClusterReader::readDatacenterPairs(const YamlValue &list,
+                                               Cluster &cluster) {
+  if (list.kind != YamlValue::Kind::List)
+    return errorAt(list.place, "expected a list of {between: [DC, DC], "
+                               "bandwidth_GBps: N, latency_us: N}, got " +
+                                   list.describe());
+  llvm::SmallVector<llvm::StringRef> datacenters;
+  for (const Node &node : cluster.nodes)
+    if (!llvm::is_contained(datacenters, node.datacenter))
+      datacenters.push_back(node.datacenter);
+  for (const YamlValue &item : list.items) {
+    auto link = readLink(item, /*intraNode=*/false, {"between"});
+    if (!link)
+      return link.takeError();
+    auto between = item.requireField(
+        "between", "name the two datacenters: between: [DC, DC]");
+    if (!between)
+      return between.takeError();
+    if (between->kind != YamlValue::Kind::List || between->items.size() != 2)
+      return errorAt(between->place, "expected two datacenters: [DC, DC]");
+    DatacenterPair pair;
+    for (auto [index, end] : llvm::enumerate(between->items)) {
+      auto name = end.getString();
+      if (!name)
+        return name.takeError();
+      if (!llvm::is_contained(datacenters, *name))
+        return errorAt(end.place, "no node is in datacenter \"" + *name +
+                                      "\"; the nodes' datacenters are " +
+                                      llvm::join(datacenters, ", "));
+      (index == 0 ? pair.first : pair.second) = std::move(*name);
+    }
+    if (pair.first == pair.second)
+      return errorAt(between->place,
+                     "names \"" + pair.first +
+                         "\" twice; a pair links two datacenters");
+    for (const DatacenterPair &earlier : cluster.datacenterPairs)
+      if (&cluster.linkBetweenDatacenters(pair.first, pair.second) ==
+          &earlier.link)
+        return errorAt(between->place, "the link between \"" + pair.first +
+                                           "\" and \"" + pair.second +
+                                           "\" is given twice");
+    pair.link = std::move(*link);
+    pair.link.kind = "wan";
+    cluster.datacenterPairs.push_back(std::move(pair));
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error ClusterReader::checkLinks(const Cluster &cluster,
                                       const YamlPlace &linksPlace) const {
   if (cluster.nodes.size() >= 2 && !hasInterNode)
@@ -388,13 +451,21 @@ llvm::Error ClusterReader::checkLinks(const Cluster &cluster,
   for (const Node &node : cluster.nodes)
     if (!llvm::is_contained(datacenters, node.datacenter))
       datacenters.push_back(node.datacenter);
-  if (datacenters.size() >= 2 && !hasInterDatacenter)
-    return errorAt(linksPlace.child("inter_datacenter"),
-                   "missing; the nodes are in " +
-                       std::to_string(datacenters.size()) + " datacenters (" +
-                       llvm::join(datacenters, ", ") +
-                       "), so links needs inter_datacenter: "
-                       "{bandwidth_GBps: N, latency_us: N}");
+  if (hasInterDatacenter)
+    return llvm::Error::success();
+  // Without a default every pair of datacenters needs its own link.
+  for (size_t a = 0; a < datacenters.size(); ++a)
+    for (size_t b = a + 1; b < datacenters.size(); ++b)
+      if (&cluster.linkBetweenDatacenters(datacenters[a], datacenters[b]) ==
+          &cluster.interDatacenter)
+        return errorAt(
+            linksPlace.child("inter_datacenter"),
+            "missing; the nodes are in " + std::to_string(datacenters.size()) +
+                " datacenters (" + llvm::join(datacenters, ", ") +
+                ") and no datacenter_pairs entry links " + datacenters[a] +
+                " and " + datacenters[b] +
+                ", so links needs inter_datacenter: {bandwidth_GBps: N, "
+                "latency_us: N} (or that pair)");
   return llvm::Error::success();
 }
 

@@ -68,13 +68,25 @@ struct Node {
   std::vector<int> devices; // indices into Cluster::devices
 };
 
+/// The link between two datacenters, both ways.
+struct DatacenterPair {
+  std::string first, second;
+  Link link;
+};
+
 struct Cluster {
   std::string name;
   std::vector<Node> nodes;
   /// Node by node, in file order; within a node by GPU entry, then index.
   std::vector<Device> devices;
   Link interNode;       // between nodes of one datacenter
-  Link interDatacenter; // between datacenters
+  Link interDatacenter; // between datacenters no pair below names
+  std::vector<DatacenterPair> datacenterPairs;
+
+  /// The link between datacenters `a` and `b` (a != b): their pair's, else
+  /// interDatacenter.
+  const Link &linkBetweenDatacenters(llvm::StringRef a,
+                                     llvm::StringRef b) const;
 
   /// The link a transfer between devices `a` and `b` (a != b) crosses.
   const Link &linkBetween(int a, int b) const;

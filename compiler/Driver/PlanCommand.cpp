@@ -208,11 +208,14 @@ void printIdleDevices(const planner::Plan &plan,
 }
 
 /// Which of the cluster's links `link` is: "between datacenters", "between
-/// nodes" or "inside node NAME".
+/// datacenters A and B", "between nodes" or "inside node NAME".
 std::string describeLink(const planner::Cluster &cluster,
                          const planner::Link *link) {
   if (link == &cluster.interDatacenter)
     return "between datacenters";
+  for (const planner::DatacenterPair &pair : cluster.datacenterPairs)
+    if (link == &pair.link)
+      return "between datacenters " + pair.first + " and " + pair.second;
   if (link == &cluster.interNode)
     return "between nodes";
   for (const planner::Node &node : cluster.nodes)

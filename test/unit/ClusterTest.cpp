@@ -461,7 +461,8 @@ links:
   wan: {bandwidth_GBps: 1, latency_us: 5000}
 )"),
             "bad.yaml:7:3: links.internode: unknown key; the keys here are "
-            "inter_node, inter_datacenter (did you mean \"inter_node\"?)");
+            "inter_node, inter_datacenter, datacenter_pairs (did you mean "
+            "\"inter_node\"?)");
 }
 
 TEST(ClusterErrors, KeysGivenTwice) {
@@ -711,8 +712,85 @@ links:
   inter_node: {bandwidth_GBps: 12.5, latency_us: 5}
 )"),
             "bad.yaml:12:3: links.inter_datacenter: missing; the nodes are in "
-            "2 datacenters (east, west), so links needs inter_datacenter: "
-            "{bandwidth_GBps: N, latency_us: N}");
+            "2 datacenters (east, west) and no datacenter_pairs entry links "
+            "east and west, so links needs inter_datacenter: {bandwidth_GBps: "
+            "N, latency_us: N} (or that pair)");
+}
+
+/// Three sites, one node each; `links` is the file's links section.
+std::string threeSites(llvm::StringRef links) {
+  std::string yaml = "name: x\nnodes:\n";
+  for (const char *site : {"east", "west", "south"})
+    yaml += std::string("  - name: ") + site + "0\n    datacenter: " + site +
+            "\n    gpus: [{type: L4, count: 1}]\n    intra_node: {kind: "
+            "pcie, bandwidth_GBps: 12, latency_us: 10}\n";
+  return yaml + "links:\n  inter_node: {bandwidth_GBps: 12.5, latency_us: 5}\n" +
+         links.str();
+}
+
+TEST(ClusterParse, DatacenterPairsHaveTheirOwnLinks) {
+  Cluster cluster = parseOrFail(threeSites(R"(  inter_datacenter: {bandwidth_GBps: 1.25, latency_us: 5000}
+  datacenter_pairs:
+    - {between: [east, west], bandwidth_GBps: 5, latency_us: 2000}
+    - {between: [south, west], bandwidth_GBps: 0.5, latency_us: 9000}
+)"));
+  ASSERT_EQ(cluster.devices.size(), 3u);
+  // Devices 0, 1, 2 are in east, west, south; pairs hold both ways.
+  expectLink(cluster.linkBetween(0, 1), "wan", 5, 2000);
+  expectLink(cluster.linkBetween(1, 0), "wan", 5, 2000);
+  expectLink(cluster.linkBetween(1, 2), "wan", 0.5, 9000);
+  expectLink(cluster.linkBetween(2, 1), "wan", 0.5, 9000);
+  // A pair not listed takes inter_datacenter.
+  EXPECT_EQ(&cluster.linkBetween(0, 2), &cluster.interDatacenter);
+  expectLink(cluster.linkBetween(0, 2), "wan", 1.25, 5000);
+}
+
+TEST(ClusterParse, EveryPairListedNeedsNoDefault) {
+  Cluster cluster = parseOrFail(threeSites(R"(  datacenter_pairs:
+    - {between: [east, west], bandwidth_GBps: 5, latency_us: 2000}
+    - {between: [west, south], bandwidth_GBps: 0.5, latency_us: 9000}
+    - {between: [south, east], bandwidth_GBps: 1, latency_us: 7000}
+)"));
+  expectLink(cluster.linkBetween(2, 0), "wan", 1, 7000);
+}
+
+TEST(ClusterErrors, DatacenterPairs) {
+  EXPECT_EQ(parseError(threeSites(R"(  datacenter_pairs:
+    - {between: [east, west], bandwidth_GBps: 5, latency_us: 2000}
+)")),
+            "bad.yaml:16:3: links.inter_datacenter: missing; the nodes are in "
+            "3 datacenters (east, west, south) and no datacenter_pairs entry "
+            "links east and south, so links needs inter_datacenter: "
+            "{bandwidth_GBps: N, latency_us: N} (or that pair)");
+  std::string withDefault =
+      "  inter_datacenter: {bandwidth_GBps: 1.25, latency_us: 5000}\n"
+      "  datacenter_pairs:\n";
+  EXPECT_EQ(parseError(threeSites(
+                withDefault +
+                "    - {between: [east, north], bandwidth_GBps: 5, "
+                "latency_us: 2000}\n")),
+            "bad.yaml:19:24: links.datacenter_pairs[0].between[1]: no node is "
+            "in datacenter \"north\"; the nodes' datacenters are east, west, "
+            "south");
+  EXPECT_EQ(parseError(threeSites(
+                withDefault +
+                "    - {between: [east, east], bandwidth_GBps: 5, "
+                "latency_us: 2000}\n")),
+            "bad.yaml:19:18: links.datacenter_pairs[0].between: names "
+            "\"east\" twice; a pair links two datacenters");
+  EXPECT_EQ(parseError(threeSites(
+                withDefault +
+                "    - {between: [east, west], bandwidth_GBps: 5, "
+                "latency_us: 2000}\n"
+                "    - {between: [west, east], bandwidth_GBps: 1, "
+                "latency_us: 2000}\n")),
+            "bad.yaml:20:18: links.datacenter_pairs[1].between: the link "
+            "between \"west\" and \"east\" is given twice");
+  EXPECT_EQ(parseError(threeSites(
+                withDefault +
+                "    - {between: [east], bandwidth_GBps: 5, latency_us: 1}\n")),
+            "bad.yaml:19:18: links.datacenter_pairs[0].between: expected two "
+            "datacenters: [DC, DC]");
 }
 
 TEST(ClusterErrors, UnknownTypeListsTheCatalogAndTheCustomSyntax) {
