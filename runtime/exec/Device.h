@@ -14,12 +14,14 @@
 
 #include "runtime/base/Status.h"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace hetc::runtime::exec {
 
@@ -62,6 +64,18 @@ public:
   /// Waits until everything enqueued so far is done.
   virtual Status synchronize() = 0;
 
+  /// Launch timing (hetrun --profile). From startTiming() on, mark() notes
+  /// how far the device has got in the work enqueued so far and returns the
+  /// note's index: the host's clock here, an event on the stream on a GPU
+  /// (which then runs every span as launches: a graph would hide them).
+  /// Once synchronize() has returned, markedTime() is when the device got
+  /// there, on the host's steady clock; forgetMarks() starts a new list.
+  using TimePoint = std::chrono::steady_clock::time_point;
+  virtual void startTiming() {}
+  virtual Status mark(size_t *index);
+  virtual Status markedTime(size_t index, TimePoint *at) const;
+  virtual void forgetMarks() { hostMarks_.clear(); }
+
   /// Bytes allocated now and at most so far (arena and kernel scratch;
   /// not the memory of libraries such as cuBLAS or NCCL).
   int64_t allocatedBytes() const { return allocated_; }
@@ -74,6 +88,7 @@ protected:
   bool noteReleased(void *data);
 
 private:
+  std::vector<TimePoint> hostMarks_;
   std::unordered_map<void *, int64_t> allocations_;
   int64_t allocated_ = 0, peakAllocated_ = 0;
 };

@@ -343,23 +343,43 @@ Status RankExecutor::timed(const RankProgram &loaded, int index,
                            Launch &&launch) {
   if (!profile_)
     return launch();
-  RankProfile::Clock::time_point start = RankProfile::Clock::now();
+  TimedLaunch timed;
+  HETC_RETURN_IF_ERROR(device_->mark(&timed.begin));
   Status status = launch();
-  LaunchRecord record;
+  HETC_RETURN_IF_ERROR(device_->mark(&timed.end));
+  LaunchRecord &record = timed.record;
   record.rank = rank_;
   record.step = profiledStep_;
   record.instruction = index;
   record.evaluation = profilingEvaluation_;
-  record.start = profile_->since(start);
-  record.seconds = profile_->since(RankProfile::Clock::now()) - record.start;
   record.communication = loaded.commLaunches[index].kind != CommKind::kNone;
   if (record.communication) {
     const hetc::pkg::Instruction &inst = loaded.program->instructions(index);
     int id = inst.operands_size() ? inst.operands(0) : inst.results(0);
     record.bytes = bufferBytes(loaded.program->buffers(id));
   }
-  profile_->add(record);
+  timedLaunches_.push_back(timed);
   return status;
+}
+
+void RankExecutor::setProfile(RankProfile *profile) {
+  profile_ = profile;
+  if (profile)
+    device_->startTiming();
+}
+
+Status RankExecutor::recordTimedLaunches() {
+  for (TimedLaunch &timed : timedLaunches_) {
+    Device::TimePoint begin, end;
+    HETC_RETURN_IF_ERROR(device_->markedTime(timed.begin, &begin));
+    HETC_RETURN_IF_ERROR(device_->markedTime(timed.end, &end));
+    timed.record.start = profile_->since(begin);
+    timed.record.seconds = profile_->since(end) - timed.record.start;
+    profile_->add(timed.record);
+  }
+  timedLaunches_.clear();
+  device_->forgetMarks();
+  return okStatus();
 }
 
 Status RankExecutor::runSpan(RankProgram &loaded, int index) {
@@ -401,12 +421,17 @@ Status RankExecutor::runInstructions() { return runInstructions(train_); }
 
 Status RankExecutor::runInstructions(RankProgram &loaded) {
   HETC_RETURN_IF_ERROR(device_->bind());
+  // A run that failed left its timings behind.
+  timedLaunches_.clear();
+  device_->forgetMarks();
   // Per span as well: a replayed CUDA graph runs no launch code.
   for (int index = 0; index < static_cast<int>(loaded.spans.size()); ++index) {
     HETC_RETURN_IF_ERROR(runSpan(loaded, index));
     noteProgress();
   }
   HETC_RETURN_IF_ERROR(device_->synchronize());
+  if (profile_)
+    HETC_RETURN_IF_ERROR(recordTimedLaunches());
   int lossBuffer = loaded.program->loss_buffer();
   if (lossBuffer < 0)
     return okStatus();

@@ -123,9 +123,10 @@ public:
   Status restore(const std::vector<hetc::package::NamedTensor> &parameters,
                  const std::vector<hetc::package::NamedTensor> &state);
   /// Times every launch from now on into `profile` (null: stop), which
-  /// must outlive the runs. CPU timing: the launches of a device that
-  /// queues them would be timed as queued.
-  void setProfile(RankProfile *profile) { profile_ = profile; }
+  /// must outlive the runs: by the device's marks around each launch
+  /// (Device::mark; CUDA events on a GPU), added to the profile once the
+  /// run of instructions has synchronized.
+  void setProfile(RankProfile *profile);
 
   /// Keeps a copy of the training state (the bytes of the parameters and
   /// optimizer state, on the device) that restoreTrainingState() puts back:
@@ -174,6 +175,9 @@ private:
   /// when there is one (a template: no std::function per launch).
   template <typename Launch>
   Status timed(const RankProgram &loaded, int index, Launch &&launch);
+  /// Adds the launches timed since the last call to the profile; the
+  /// device must have synchronized.
+  Status recordTimedLaunches();
   /// A sign of life for the ranks waiting on this one (Communicator.h).
   void noteProgress();
   Status copyOut(const std::vector<int> &ids,
@@ -189,6 +193,12 @@ private:
   RankProgram train_, eval_;
   Arena keptState_; // keepTrainingState's copy of the arena's first bytes
   RankProfile *profile_ = nullptr;
+  // Launches timed but not yet recorded: their records and device marks.
+  struct TimedLaunch {
+    LaunchRecord record;
+    size_t begin = 0, end = 0;
+  };
+  std::vector<TimedLaunch> timedLaunches_;
   // What the launches being run belong to, for the profile.
   int64_t profiledStep_ = 0;
   bool profilingEvaluation_ = false;

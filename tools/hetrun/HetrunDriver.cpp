@@ -87,7 +87,9 @@ Runs K training steps of a package that `hetc compile` wrote.
                           and collectives with their bytes and waits),
                           and print the time per kernel on stderr at the
                           end. Under MPI each process writes its rank's
-                          TRACE.json.rank<N>. CPU backend only
+                          TRACE.json.rank<N>. On cuda each launch is timed
+                          by CUDA events on its rank's stream, and the
+                          steps run without CUDA graphs
   --peak-tflops X         the peak dense TFLOP/s of each rank's device,
                           for MFU, where the package has none (packages
                           compiled with --cluster carry their GPUs' peaks)
@@ -306,10 +308,6 @@ Status parseArguments(const std::vector<std::string> &args,
     return invalidArgument(evalFlag, " needs --val-data FILE");
   if (!options->outputs.empty() && options->steps == 0)
     return invalidArgument("--outputs needs at least one step (--steps)");
-  if (!options->profile.empty() && options->backend == "cuda")
-    return invalidArgument("--profile times the CPU backend's launches; GPU "
-                           "launches need CUDA events, which it does not "
-                           "record yet");
   if (options->backend != "cuda" && (options->shareGpu || !options->cudaGraphs))
     return invalidArgument(options->shareGpu ? "--share-gpu" : "--no-cuda-graphs",
                            " needs --backend cuda");

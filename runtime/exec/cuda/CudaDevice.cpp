@@ -45,6 +45,13 @@ public:
   Status copyOnDevice(void *dst, const void *src, size_t bytes) override;
   Status runSpan(int span, const std::function<Status()> &launch) override;
   Status synchronize() override;
+  void startTiming() override { timing_ = true; }
+  Status mark(size_t *index) override;
+  Status markedTime(size_t index, TimePoint *at) const override;
+  void forgetMarks() override {
+    usedEvents_ = 0;
+    anchored_ = false;
+  }
 
 private:
   Status capture(int span, const std::function<Status()> &launch,
@@ -58,12 +65,24 @@ private:
   cudaStream_t ownStream_ = nullptr; // otherwise
   cudaStream_t stream_ = nullptr;
   std::vector<SpanGraph> spans_;
+  // Launch timing: events reused from one list of marks to the next, timed
+  // against an anchor event whose host time is known.
+  bool timing_ = false;
+  std::vector<cudaEvent_t> events_;
+  size_t usedEvents_ = 0;
+  cudaEvent_t anchor_ = nullptr;
+  TimePoint anchorTime_;
+  bool anchored_ = false;
 };
 
 CudaDevice::~CudaDevice() {
   for (SpanGraph &span : spans_)
     if (span.exec)
       cudaGraphExecDestroy(span.exec);
+  for (cudaEvent_t event : events_)
+    cudaEventDestroy(event);
+  if (anchor_)
+    cudaEventDestroy(anchor_);
   if (ownStream_)
     cudaStreamDestroy(ownStream_);
 }
@@ -180,7 +199,7 @@ Status CudaDevice::runSpan(int span, const std::function<Status()> &launch) {
   SpanGraph &graph = spans_[span];
   // The first run is eager: kernels make their handles, workspaces and
   // scratch then, which capture does not allow.
-  if (!options_.graphs || graph.eager || graph.runs++ == 0)
+  if (!options_.graphs || timing_ || graph.eager || graph.runs++ == 0)
     return launch();
   if (!graph.exec) {
     Status captured = capture(span, launch, &graph);
@@ -199,6 +218,40 @@ Status CudaDevice::runSpan(int span, const std::function<Status()> &launch) {
 
 Status CudaDevice::synchronize() {
   HETC_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+  return okStatus();
+}
+
+Status CudaDevice::mark(size_t *index) {
+  if (!anchored_) {
+    // On an idle stream an event fires as soon as it is recorded: its
+    // host time ties the events' clock to the host's.
+    if (!anchor_)
+      HETC_CUDA_RETURN_IF_ERROR(cudaEventCreate(&anchor_));
+    HETC_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+    HETC_CUDA_RETURN_IF_ERROR(cudaEventRecord(anchor_, stream_));
+    HETC_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(anchor_));
+    anchorTime_ = std::chrono::steady_clock::now();
+    anchored_ = true;
+  }
+  if (usedEvents_ == events_.size()) {
+    cudaEvent_t event = nullptr;
+    HETC_CUDA_RETURN_IF_ERROR(cudaEventCreate(&event));
+    events_.push_back(event);
+  }
+  HETC_CUDA_RETURN_IF_ERROR(cudaEventRecord(events_[usedEvents_], stream_));
+  *index = usedEvents_++;
+  return okStatus();
+}
+
+Status CudaDevice::markedTime(size_t index, TimePoint *at) const {
+  if (index >= usedEvents_)
+    return failedPrecondition("no launch-timing mark ", index);
+  float milliseconds = 0;
+  HETC_CUDA_RETURN_IF_ERROR(
+      cudaEventElapsedTime(&milliseconds, anchor_, events_[index]));
+  *at = anchorTime_ + std::chrono::duration_cast<TimePoint::duration>(
+                          std::chrono::duration<double, std::milli>(
+                              milliseconds));
   return okStatus();
 }
 

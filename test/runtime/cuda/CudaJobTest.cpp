@@ -19,6 +19,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace hetc::runtime::test {
 namespace {
 
@@ -26,9 +28,11 @@ using exec::CudaJobSettings;
 using exec::Job;
 using exec::JobOptions;
 
-// Trains the pipeline package for `steps` steps; the losses in *losses.
+// Trains the pipeline package for `steps` steps; the losses in *losses and,
+// with `profile`, every launch timed.
 void trainPipeline(const CudaJobSettings *cuda, int steps,
-                   std::vector<float> *losses) {
+                   std::vector<float> *losses,
+                   std::vector<exec::LaunchRecord> *profile = nullptr) {
   exec::LoadedPackage package = pipeline::package();
   JobOptions options;
   options.timeout = std::chrono::seconds(30);
@@ -41,11 +45,15 @@ void trainPipeline(const CudaJobSettings *cuda, int steps,
   TokenFile file(tokenStream(40, pipeline::kV));
   TokenLoader loader;
   HETC_ASSERT_OK(loader.open(file.path(), TokenDType::kUInt16));
+  if (profile)
+    job->startProfile(std::chrono::steady_clock::now());
   for (int64_t step = 0; step < steps; ++step) {
     float loss = 0;
     HETC_ASSERT_OK(job->runStep(step, loader, &loss));
     losses->push_back(loss);
   }
+  if (profile)
+    *profile = job->profileRecords();
 }
 
 TEST(CudaJob, SharedGpuPipelineTrainsLikeOneDevice) {
@@ -69,6 +77,47 @@ TEST(CudaJob, SharedGpuPipelineTrainsLikeOneDevice) {
     // A graph replays exactly the launches it captured.
     EXPECT_EQ(graphs[step], eager[step]) << "step " << step;
   }
+}
+
+TEST(CudaJob, ProfileTimesEveryLaunchOnTheStream) {
+  if (cuda::cudaDeviceCount() == 0)
+    GTEST_SKIP() << "no CUDA device";
+  constexpr int kSteps = 3;
+  std::vector<float> plain, profiled;
+  std::vector<exec::LaunchRecord> records;
+  CudaJobSettings settings;
+  settings.shareGpu = true;
+  trainPipeline(&settings, kSteps, &plain);
+  trainPipeline(&settings, kSteps, &profiled, &records);
+  // Timing runs the steps without graphs, which replay the same launches.
+  EXPECT_EQ(plain, profiled);
+
+  // Every instruction of every rank once a step, in program order, each
+  // starting after the one before it on the rank's stream ended.
+  exec::LoadedPackage package = pipeline::package();
+  std::map<int, std::vector<const exec::LaunchRecord *>> byRank;
+  for (const exec::LaunchRecord &record : records)
+    byRank[record.rank].push_back(&record);
+  ASSERT_EQ(byRank.size(), package.programs.size());
+  double computeSeconds = 0;
+  for (const auto &[rank, launches] : byRank) {
+    size_t count = package.programs[rank].instructions_size();
+    ASSERT_EQ(launches.size(), count * kSteps) << "rank " << rank;
+    for (size_t i = 0; i < launches.size(); ++i) {
+      const exec::LaunchRecord &launch = *launches[i];
+      EXPECT_EQ(launch.step, static_cast<int64_t>(i / count));
+      EXPECT_EQ(launch.instruction, static_cast<int>(i % count));
+      EXPECT_GE(launch.seconds, 0);
+      if (i % count > 0) {
+        const exec::LaunchRecord &before = *launches[i - 1];
+        EXPECT_GE(launch.start + 1e-6, before.start + before.seconds)
+            << "rank " << rank << ", launch " << i;
+      }
+      if (!launch.communication)
+        computeSeconds += launch.seconds;
+    }
+  }
+  EXPECT_GT(computeSeconds, 0);
 }
 
 TEST(CudaJob, NcclPipelineWithAGpuPerRank) {
