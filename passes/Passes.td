@@ -350,7 +350,12 @@ def HetgSegment : Pass<"hetg-segment", "mlir::ModuleOp"> {
       - `recompute`: whether the segment's activations are to be recomputed
         in the backward pass instead of saved (the `recompute` option).
         `hetg-recompute` acts on it after `hetg-autodiff`; the
-        saved-activation numbers do not depend on it.
+        saved-activation numbers do not depend on it;
+    - where float globals are read in several segments (a tied embedding
+      and LM head), the function gets `hetg.shared_parameters`, one
+      dictionary per such global: `name`, `elements`, `bytes` and
+      `segments`, the segments reading it in increasing order (stages
+      holding several of them each keep a whole copy).
   }];
   let options = [
     ListOption<"recompute", "recompute", "int64_t",

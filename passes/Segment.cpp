@@ -21,8 +21,11 @@
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <set>
 
 namespace hetc {
 #define GEN_PASS_DEF_HETGSEGMENT
@@ -250,7 +253,8 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
     int64_t batch = batchOf(func);
     SmallVector<SegmentProfile> profiles(numSegments);
     SymbolTable symbols(module);
-    DenseMap<Operation *, int64_t> firstSegmentOfGlobal;
+    // The segments reading each global, in increasing order.
+    llvm::MapVector<Operation *, std::set<int64_t>> segmentsOfGlobal;
     for (Operation &op : block.without_terminator()) {
       int64_t s = segmentation.segmentOf.lookup(&op);
       SegmentProfile &profile = profiles[s];
@@ -259,10 +263,15 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
             llvm::isa<ml_program::GlobalLoadConstOp>(op)
                 ? llvm::cast<ml_program::GlobalLoadConstOp>(op).getGlobal()
                 : llvm::cast<ml_program::GlobalLoadOp>(op).getGlobal();
-        Operation *global = symbols.lookup(symbol.getRootReference());
-        auto [it, inserted] = firstSegmentOfGlobal.try_emplace(global, s);
-        if (!inserted)
-          it->second = std::min(it->second, s);
+        // The load sits in its first user's segment; its users say who
+        // reads the global.
+        std::set<int64_t> &readers =
+            segmentsOfGlobal[symbols.lookup(symbol.getRootReference())];
+        readers.insert(s);
+        for (Operation *user : op.getUsers())
+          if (auto segment = segmentation.segmentOf.find(user);
+              segment != segmentation.segmentOf.end())
+            readers.insert(segment->second);
         continue;
       }
       ++profile.ops;
@@ -274,15 +283,27 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
       profile.forwardBytes += cost->bytesMoved;
     }
     // A global read in several segments (a tied weight) counts once, in
-    // the first.
+    // the first, and is listed with the segments reading it.
+    SmallVector<Attribute> shared;
     for (auto global : module.getOps<ml_program::GlobalOp>()) {
-      auto it = firstSegmentOfGlobal.find(global);
+      auto it = segmentsOfGlobal.find(global);
       auto type = llvm::dyn_cast<RankedTensorType>(global.getType());
-      if (it == firstSegmentOfGlobal.end() || !type ||
+      if (it == segmentsOfGlobal.end() || !type ||
           !llvm::isa<FloatType>(type.getElementType()))
         continue;
-      profiles[it->second].parameters += type.getNumElements();
-      profiles[it->second].parameterBytes += storageBytes(type);
+      const std::set<int64_t> &readers = it->second;
+      profiles[*readers.begin()].parameters += type.getNumElements();
+      profiles[*readers.begin()].parameterBytes += storageBytes(type);
+      if (readers.size() > 1)
+        shared.push_back(builder.getDictionaryAttr(
+            {builder.getNamedAttr("name", global.getSymNameAttr()),
+             builder.getNamedAttr(
+                 "elements", builder.getI64IntegerAttr(type.getNumElements())),
+             builder.getNamedAttr(
+                 "bytes", builder.getI64IntegerAttr(storageBytes(type))),
+             builder.getNamedAttr(
+                 "segments",
+                 builder.getDenseI64ArrayAttr(llvm::to_vector(readers)))}));
     }
     for (auto [s, cut] : llvm::enumerate(segmentation.cuts))
       profiles[s].boundaryBytes = storageBytes(cut.getType()) / batch;
@@ -315,6 +336,10 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
                                 builder.getBoolAttr(profile.recompute))}));
     }
     func->setAttr(kSegmentsAttr, builder.getArrayAttr(entries));
+    if (shared.empty())
+      func->removeAttr(kSharedParametersAttr);
+    else
+      func->setAttr(kSharedParametersAttr, builder.getArrayAttr(shared));
     func->setAttr(kBatchAttr, builder.getI64IntegerAttr(batch));
     return success();
   }

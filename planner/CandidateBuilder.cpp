@@ -7,7 +7,8 @@
 // per micro-batch; state shards from the memory left (CandidateMemory.cpp).
 // Then an analytical estimate of the step, linear in the replicas: the
 // busiest replica of the bottleneck stage, one micro-batch's trip through
-// the other stages, and each stage's update after its last backward.
+// the other stages, and each stage's update after its last backward (with
+// the all-reduce of any tied parameter it shares with other stages).
 //
 //===----------------------------------------------------------------------===//
 
@@ -399,6 +400,15 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
       update[s] += cost_.reduceScatterSeconds(devices, partBytes) +
                    cost_.allGatherSeconds(devices, partBytes);
     }
+  }
+  // Tied parameters the stages split: an all-reduce over all their ranks.
+  for (const TiedParameter &tied : tiedParameters(profile, plan)) {
+    std::vector<int> devices;
+    for (int64_t s : tied.stages)
+      llvm::append_range(devices, candidate.devices[s]);
+    double seconds = cost_.allReduceSeconds(devices, tied.parameter->bytes);
+    for (int64_t s : tied.stages)
+      update[s] += seconds;
   }
   size_t bottleneck = std::max_element(busy.begin(), busy.end()) - busy.begin();
   double pipeline =

@@ -66,6 +66,17 @@ struct Measurement {
   double seconds;
 };
 
+/// A shared parameter (a tied weight) that a plan's stages split: every
+/// rank of each stage reading it keeps it whole, with its gradient and
+/// optimizer state, and an all-reduce over all of them sums the gradient
+/// before the update.
+struct TiedParameter {
+  const SharedParameter *parameter = nullptr;
+  std::vector<int64_t> stages; // reading it, increasing; the first owns it
+};
+std::vector<TiedParameter> tiedParameters(const ModelProfile &profile,
+                                          const Plan &plan);
+
 class CostModel {
 public:
   CostModel(const Cluster &cluster, const ModelProfile &profile,

@@ -91,6 +91,37 @@ llvm::Expected<SegmentCost> parseSegment(const llvm::json::Value &value,
   return cost;
 }
 
+llvm::Expected<SharedParameter> parseShared(const llvm::json::Value &value,
+                                            const std::string &path,
+                                            int64_t numSegments) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return profileError(path, "expected an object");
+  SharedParameter shared;
+  if (std::optional<llvm::StringRef> name = object->getString("name"))
+    shared.name = name->str();
+  SegmentReader read(*object, path);
+  shared.elements = static_cast<int64_t>(read.number("elements"));
+  shared.bytes = static_cast<int64_t>(read.number("bytes"));
+  if (llvm::Error error = read.takeError())
+    return std::move(error);
+  const llvm::json::Array *segments = object->getArray("segments");
+  for (const llvm::json::Value &segment : segments ? *segments
+                                                   : llvm::json::Array()) {
+    std::optional<int64_t> index = segment.getAsInteger();
+    if (!index || *index < 0 || *index >= numSegments ||
+        (!shared.segments.empty() && *index <= shared.segments.back()))
+      return profileError(path + ".segments",
+                          "expected increasing segment indices below " +
+                              llvm::Twine(numSegments));
+    shared.segments.push_back(*index);
+  }
+  if (shared.segments.size() < 2)
+    return profileError(path + ".segments",
+                        "expected the two or more segments reading it");
+  return shared;
+}
+
 } // namespace
 
 llvm::Expected<ModelProfile> parseModelProfile(llvm::StringRef json) {
@@ -122,6 +153,15 @@ llvm::Expected<ModelProfile> parseModelProfile(llvm::StringRef json) {
       return cost.takeError();
     profile.segments.push_back(*cost);
   }
+  if (const llvm::json::Array *shared = object->getArray("shared_parameters"))
+    for (const auto &[i, value] : llvm::enumerate(*shared)) {
+      llvm::Expected<SharedParameter> parameter = parseShared(
+          value, llvm::formatv("shared_parameters[{0}]", i).str(),
+          profile.numSegments());
+      if (!parameter)
+        return parameter.takeError();
+      profile.sharedParameters.push_back(std::move(*parameter));
+    }
   return profile;
 }
 

@@ -30,10 +30,23 @@ struct SegmentCost {
   int64_t boundaryBytes = 0;   // the activation leaving the segment, per sample
 };
 
+/// A parameter several segments read (a tied embedding and LM head). The
+/// first of them counts it in its `parameters`; a plan whose stages split
+/// them gives every rank of every stage reading it a whole copy, with its
+/// gradient and optimizer state, and sums the copies' gradients over all
+/// those ranks before the update.
+struct SharedParameter {
+  std::string name;
+  int64_t elements = 0;
+  int64_t bytes = 0;
+  std::vector<int64_t> segments; // increasing
+};
+
 struct ModelProfile {
   std::string model;
   int64_t seqLen = 0;
   std::vector<SegmentCost> segments;
+  std::vector<SharedParameter> sharedParameters;
   /// Optimizer state per parameter byte (AdamW: 2, SGD: 0).
   int64_t optimizerStatePerParameterByte = 2;
 
@@ -43,8 +56,8 @@ struct ModelProfile {
 };
 
 /// Parses the JSON of `hetc profile --json` (at any --batch: FLOPs and bytes
-/// moved are divided by it; `forward_bytes`/`backward_bytes` default to 0).
-/// Errors name the field.
+/// moved are divided by it; `forward_bytes`/`backward_bytes` default to 0,
+/// `shared_parameters` to none). Errors name the field.
 llvm::Expected<ModelProfile> parseModelProfile(llvm::StringRef json);
 /// Reads and parses the profile file `path`; errors name the file.
 llvm::Expected<ModelProfile> readModelProfileFile(llvm::StringRef path);

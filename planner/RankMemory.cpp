@@ -73,6 +73,22 @@ std::vector<SegmentSizes> segmentSizesOf(const ModelProfile &profile,
 
 } // namespace
 
+std::vector<TiedParameter> tiedParameters(const ModelProfile &profile,
+                                          const Plan &plan) {
+  std::vector<TiedParameter> tied;
+  for (const SharedParameter &parameter : profile.sharedParameters) {
+    TiedParameter split{&parameter, {}};
+    for (int64_t segment : parameter.segments)
+      for (const auto &[s, stage] : llvm::enumerate(plan.stages))
+        if (segment >= stage.firstSegment && segment < stage.endSegment &&
+            !llvm::is_contained(split.stages, static_cast<int64_t>(s)))
+          split.stages.push_back(static_cast<int64_t>(s));
+    if (split.stages.size() > 1)
+      tied.push_back(std::move(split));
+  }
+  return tied;
+}
+
 int64_t CostModel::rankMemoryBytes(const Plan &plan,
                                    const RankSchedule &schedule) const {
   const Stage &stage = plan.stages[schedule.stage];
@@ -87,14 +103,38 @@ int64_t CostModel::rankMemoryBytes(const Plan &plan,
   bool lastStage =
       schedule.stage + 1 == static_cast<int64_t>(plan.stages.size());
 
-  int64_t stageBytes = range.parameterBytes, shardBytes = stageBytes;
-  if (replicated && range.parameters > 0)
+  // Tied parameters the stages split are whole on every rank reading them:
+  // those another stage owns add a copy (its gradient appears in the
+  // stage's first segment reading it); those owned here leave the shards.
+  int64_t tiedBytes = 0, ownedTiedBytes = 0, ownedTiedElements = 0;
+  for (const TiedParameter &tied : tiedParameters(profile_, plan)) {
+    if (!llvm::is_contained(tied.stages, schedule.stage))
+      continue;
+    const SharedParameter &parameter = *tied.parameter;
+    tiedBytes += parameter.bytes;
+    if (tied.stages.front() == schedule.stage) {
+      ownedTiedBytes += parameter.bytes;
+      ownedTiedElements += parameter.elements;
+      continue;
+    }
+    int64_t reader = *llvm::find_if(parameter.segments, [&](int64_t s) {
+      return s >= stage.firstSegment;
+    });
+    segments[reader - stage.firstSegment].parameterBytes += parameter.bytes;
+  }
+
+  int64_t stageBytes = range.parameterBytes + tiedBytes - ownedTiedBytes;
+  int64_t shardBytes = stageBytes;
+  int64_t shardable = range.parameters - ownedTiedElements;
+  if (replicated && shardable > 0)
     // In double: count * bytes overflows int64 past ~1.5e9 parameters.
-    shardBytes = static_cast<int64_t>(
-        static_cast<double>(
-            shardCounts(stage, range.parameters)[schedule.replica]) *
-        static_cast<double>(range.parameterBytes) /
-        static_cast<double>(range.parameters));
+    shardBytes = tiedBytes +
+                 static_cast<int64_t>(
+                     static_cast<double>(
+                         shardCounts(stage, shardable)[schedule.replica]) *
+                     static_cast<double>(range.parameterBytes -
+                                         ownedTiedBytes) /
+                     static_cast<double>(shardable));
   int64_t keptPerSample = 0;
   for (const SegmentSizes &segment : segments)
     keptPerSample += segment.kept;

@@ -11,8 +11,8 @@
 // cluster's links (LinkChannels.h) take turns: each is booked at the
 // earliest time its channels are all free, and its sender waits for that.
 //
-// Not replayed: the all-reduces of tied parameters and of the clipping
-// norm, which neither the profile nor the plan records.
+// Not replayed: the all-reduce of the clipping norm, which neither the
+// profile nor the plan records.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,9 +44,13 @@ struct Task {
   const Link *link = nullptr; // Send, Collective: the link it is timed by
   llvm::SmallVector<int, 4> channels; // Send, Collective: what it occupies
   int64_t peer = -1;  // Send, Recv
-  /// Collective: over the replicas of this stage; the how-manieth of them.
-  int64_t stage = -1;
+  /// Collective: its group (a stage's replicas: the stage's index; a tied
+  /// parameter's ranks: -1 - its index), the how-manieth of the group's
+  /// collectives, the group's size and this rank's place in it.
+  int64_t group = -1;
   int64_t sequence = 0;
+  int64_t groupSize = 0;
+  int64_t member = 0;
 };
 
 std::string nameOf(const Task &task) {
@@ -243,8 +247,11 @@ private:
     Task task;
     task.kind = Task::Kind::Collective;
     task.label = name;
-    task.stage = schedule.stage;
+    task.group = schedule.stage;
     task.sequence = nextSequence[schedule.rank]++;
+    task.groupSize =
+        static_cast<int64_t>(plan.stages[schedule.stage].replicas.size());
+    task.member = schedule.replica;
     task.seconds = name == "all_gather" ? exchange.allGatherSeconds
                                         : exchange.reduceScatterSeconds;
     task.link = exchange.link;
@@ -252,18 +259,52 @@ private:
     return task;
   }
 
+  /// The all-reduce of tied parameter `index`'s gradient over every rank
+  /// of the stages reading it (in rank order).
+  Task tiedAllReduce(const RankSchedule &schedule, int64_t index,
+                     const TiedParameter &tied) {
+    std::vector<int> devices;
+    Task task;
+    task.kind = Task::Kind::Collective;
+    task.label = "all_reduce";
+    task.group = -1 - index;
+    for (int64_t s : tied.stages)
+      for (size_t r = 0; r < plan.stages[s].replicas.size(); ++r) {
+        int64_t rank = plan.rankOf(s, r);
+        if (rank == schedule.rank)
+          task.member = static_cast<int64_t>(devices.size());
+        devices.push_back(deviceOfRank[rank]);
+      }
+    task.groupSize = static_cast<int64_t>(devices.size());
+    task.seconds = cost.allReduceSeconds(devices, tied.parameter->bytes);
+    task.link = cost.ringLink(devices);
+    channels.ring(devices, task.channels);
+    return task;
+  }
+
   /// The update after the step's computations (passes/RankUpdate.cpp):
   /// the reduce-scatter of the summed gradients onto the shards, the
-  /// optimizer on this rank's shard, the all-gather of the parameters.
+  /// all-reduces of the tied parameters the stage shares with others, the
+  /// optimizer on this rank's shard and its whole tied parameters, the
+  /// all-gather of the parameters.
   void appendUpdate(const RankSchedule &schedule, bool optimizerSharding,
                     std::vector<Task> &tasks) {
     const Stage &stage = plan.stages[schedule.stage];
     if (optimizerSharding)
       tasks.push_back(stageCollective(schedule, "reduce_scatter"));
+    int64_t tiedElements = 0;
+    for (auto [index, tied] : llvm::enumerate(tiedParameters(profile, plan)))
+      if (llvm::is_contained(tied.stages, schedule.stage)) {
+        tasks.push_back(
+            tiedAllReduce(schedule, static_cast<int64_t>(index), tied));
+        if (tied.stages.front() != schedule.stage)
+          tiedElements += tied.parameter->elements;
+      }
     int64_t parameters =
-        stage.replicas.size() > 1
-            ? exchangeOf(schedule.stage).shardCounts[schedule.replica]
-            : stageParameters(stage);
+        tiedElements +
+        (stage.replicas.size() > 1
+             ? exchangeOf(schedule.stage).shardCounts[schedule.replica]
+             : stageParameters(stage));
     Task update;
     update.label = profile.optimizerStatePerParameterByte > 0 ? "adamw" : "sgd";
     update.seconds =
@@ -363,12 +404,11 @@ private:
       break;
     }
     case Task::Kind::Collective: {
-      CollectiveState &state = collectives[{task.stage, task.sequence}];
+      CollectiveState &state = collectives[{task.group, task.sequence}];
       if (state.arrivals.empty())
-        state.arrivals.assign(plan.stages[task.stage].replicas.size(), NAN);
-      int64_t member = plan.stageAndReplicaOf(rank).second;
-      if (std::isnan(state.arrivals[member])) {
-        state.arrivals[member] = now;
+        state.arrivals.assign(task.groupSize, NAN);
+      if (std::isnan(state.arrivals[task.member])) {
+        state.arrivals[task.member] = now;
         ++state.arrived;
       }
       if (state.arrived < state.arrivals.size())

@@ -2,8 +2,9 @@
 //
 // Replays what the ranks run: each rank's op list from the global schedule
 // (the order the compiler gives its program), then the update phase the
-// compiler appends (tied-parameter all-reduces, the stage's reduce-scatter,
-// clipping, the optimizer, the all-gather), with computations and transfers
+// compiler appends (the stage's reduce-scatter, the all-reduces of tied
+// parameters its stages split, clipping, the optimizer, the all-gather),
+// with computations and transfers
 // timed by the cost model. A rank does one thing at a time; a message
 // arrives a transfer time after its send and a receive waits for it; a
 // collective starts when its last member arrives.

@@ -137,11 +137,19 @@ void printJson(const planner::ModelProfile &profile, const Totals &totals) {
         {"saved_activation_bytes_per_sample", s.savedActivationBytes},
         {"boundary_bytes_per_sample", s.boundaryBytes},
         {"recompute", isRecomputed(index)}});
+  llvm::json::Array shared;
+  for (const planner::SharedParameter &parameter : profile.sharedParameters)
+    shared.push_back(llvm::json::Object{
+        {"name", parameter.name},
+        {"elements", parameter.elements},
+        {"bytes", parameter.bytes},
+        {"segments", llvm::json::Array(parameter.segments)}});
   llvm::json::Object root{
       {"model", modelPath},
       {"batch", int64_t(batchSize)},
       {"seq", int64_t(seqLength)},
       {"segments", std::move(array)},
+      {"shared_parameters", std::move(shared)},
       {"totals",
        llvm::json::Object{
            {"parameters", totals.parameters},
@@ -182,6 +190,13 @@ void printTable(const planner::ModelProfile &profile, const Totals &totals) {
                      totals.forwardFlops / double(batchSize),
                      totals.backwardFlops / double(batchSize));
   os << llvm::format("FLOPs per token:    %.6g\n", totals.flopsPerToken());
+  for (const planner::SharedParameter &parameter : profile.sharedParameters) {
+    os << "shared:             " << parameter.name << " ("
+       << parameter.elements << " parameters), read by segments";
+    for (int64_t segment : parameter.segments)
+      os << " " << segment;
+    os << "\n";
+  }
 }
 
 int runProfile() {

@@ -60,6 +60,20 @@ readModelProfile(ModuleOp module, StringRef modelName, int64_t seq) {
     cost.boundaryBytes = get("boundary_bytes_per_sample");
     profile.segments.push_back(cost);
   }
+  if (auto shared = func->getAttrOfType<ArrayAttr>(hetg::kSharedParametersAttr))
+    for (auto dict : shared.getAsRange<DictionaryAttr>()) {
+      planner::SharedParameter parameter;
+      if (auto name = dict.getAs<StringAttr>("name"))
+        parameter.name = name.str();
+      if (auto elements = dict.getAs<IntegerAttr>("elements"))
+        parameter.elements = elements.getInt();
+      if (auto bytes = dict.getAs<IntegerAttr>("bytes"))
+        parameter.bytes = bytes.getInt();
+      if (auto segments = dict.getAs<DenseI64ArrayAttr>("segments"))
+        parameter.segments.assign(segments.asArrayRef().begin(),
+                                  segments.asArrayRef().end());
+      profile.sharedParameters.push_back(std::move(parameter));
+    }
   return profile;
 }
 

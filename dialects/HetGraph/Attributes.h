@@ -36,6 +36,10 @@ constexpr llvm::StringLiteral kUntiedFromAttr = "hetg.untied_from";
 constexpr llvm::StringLiteral kSegmentAttr = "hetg.segment";
 constexpr llvm::StringLiteral kCutAttr = "hetg.cut";
 constexpr llvm::StringLiteral kSegmentsAttr = "hetg.segments";
+/// hetg-segment, on the function: the parameters read in several segments
+/// (a tied embedding and LM head), each a dictionary of its name, elements,
+/// bytes and the segments reading it.
+constexpr llvm::StringLiteral kSharedParametersAttr = "hetg.shared_parameters";
 constexpr llvm::StringLiteral kBatchAttr = "hetg.batch";
 /// hetg-autodiff: the segment whose forward op a gradient op differentiates.
 constexpr llvm::StringLiteral kGradSegmentAttr = "hetg.grad_segment";

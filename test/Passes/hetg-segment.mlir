@@ -33,6 +33,7 @@
 // CHECK-SAME: {backward_bytes = 800 : i64, backward_flops = 408 : i64, boundary_bytes_per_sample = 48 : i64, forward_bytes = 544 : i64, forward_flops = 216 : i64, index = 2 : i64, ops = 2 : i64, parameter_bytes = 64 : i64, parameters = 16 : i64, recompute = false, saved_activation_bytes_per_sample = 48 : i64},
 // CHECK-SAME: {backward_bytes = 832 : i64, backward_flops = 768 : i64, boundary_bytes_per_sample = 96 : i64, forward_bytes = 416 : i64, forward_flops = 384 : i64, index = 3 : i64, ops = 1 : i64, parameter_bytes = 0 : i64, parameters = 0 : i64, recompute = false, saved_activation_bytes_per_sample = 48 : i64},
 // CHECK-SAME: {backward_bytes = 436 : i64, backward_flops = 432 : i64, boundary_bytes_per_sample = 0 : i64, forward_bytes = 244 : i64, forward_flops = 348 : i64, index = 4 : i64, ops = 3 : i64, parameter_bytes = 0 : i64, parameters = 0 : i64, recompute = false, saved_activation_bytes_per_sample = 120 : i64}]
+// CHECK-SAME: hetg.shared_parameters = [{bytes = 128 : i64, elements = 32 : i64, name = "emb", segments = array<i64: 0, 3>}]
 // CHECK: global_load_const @emb {{.*}}{hetg.segment = 0 : i64}
 // CHECK-NEXT: %[[X0:.*]] = hetg.gather {{.*}}{hetg.cut = 0 : i64, hetg.segment = 0 : i64}
 // CHECK-NEXT: global_load_const @w1 {{.*}}{hetg.segment = 1 : i64}

@@ -233,6 +233,32 @@ TEST(ModelProfile, ErrorsNameTheField) {
   EXPECT_EQ(errorOf(R"({"batch": 1, "segments": []})"),
             "seq: expected a positive integer");
   EXPECT_EQ(errorOf("[1, 2]"), "profile: expected a JSON object");
+  const char *segments = R"({"batch": 1, "seq": 16, "segments": [
+      {"parameters": 1, "parameter_bytes": 4, "forward_flops": 1,
+       "backward_flops": 2, "saved_activation_bytes_per_sample": 0,
+       "boundary_bytes_per_sample": 4},
+      {"parameters": 0, "parameter_bytes": 0, "forward_flops": 1,
+       "backward_flops": 2, "saved_activation_bytes_per_sample": 0,
+       "boundary_bytes_per_sample": 0}], "shared_parameters": )";
+  EXPECT_EQ(errorOf((std::string(segments) +
+                     R"([{"name": "t", "elements": 1, "bytes": 4,
+                         "segments": [1, 0]}]})")
+                        .c_str()),
+            "shared_parameters[0].segments: expected increasing segment "
+            "indices below 2");
+  EXPECT_EQ(errorOf((std::string(segments) +
+                     R"([{"name": "t", "elements": 1, "bytes": 4,
+                         "segments": [0]}]})")
+                        .c_str()),
+            "shared_parameters[0].segments: expected the two or more "
+            "segments reading it");
+  llvm::Expected<ModelProfile> tied = parseModelProfile(
+      std::string(segments) + R"([{"name": "t", "elements": 1, "bytes": 4,
+                                   "segments": [0, 1]}]})");
+  ASSERT_TRUE(static_cast<bool>(tied)) << llvm::toString(tied.takeError());
+  ASSERT_EQ(tied->sharedParameters.size(), 1u);
+  EXPECT_EQ(tied->sharedParameters[0].segments,
+            (std::vector<int64_t>{0, 1}));
 }
 
 Plan singleDevicePlan(int64_t firstSegment, int64_t endSegment, int64_t samples,

@@ -280,6 +280,40 @@ TEST(Simulator, SpansNameMicroBatchesMessagesAndTheUpdate) {
                                       "send 2:4 to 1", "B0", "B1", "adamw"}));
 }
 
+TEST(Simulator, StagesSplittingATiedParameterAllReduceItsGradient) {
+  Cluster cluster = makeCluster({2});
+  ModelProfile profile = uniformProfile(2);
+  // Segment 1 reads a 1 MiB table that segment 0 counts (a tied weight).
+  profile.sharedParameters.push_back({"table", 1 << 18, 1 << 20, {0, 1}});
+  CostModel cost(cluster, profile);
+  Plan plan = planFrom(R"({"stages": [
+      {"segments": [0, 1], "replicas": [
+        {"device": "n0/X1:0", "samples": [0, 4], "micro_batch": 4}]},
+      {"segments": [1, 2], "replicas": [
+        {"device": "n0/X1:1", "samples": [0, 4], "micro_batch": 4}]}]})");
+  SimulationResult result = simulateOrFail(plan, cost, /*recordSpans=*/true);
+  // A ring of two over the node's link: 2 x 1/2 MiB at 10 GB/s, 2 x 5 us.
+  double allReduce = 1048576 / 10e9 + 2 * 5e-6;
+  std::map<int64_t, std::vector<std::string>> updates;
+  for (const TraceSpan &span : result.spans)
+    if (span.name == "all_reduce" && span.category == "comm") {
+      expectNear(allReduce, span.seconds);
+      updates[span.rank].push_back(span.name);
+    }
+  EXPECT_EQ(updates.size(), 2u);
+  // Rank 1 updates its own segment and its whole copy of the table.
+  expectNear(adamwSeconds(kSegmentParameters + (1 << 18)),
+             result.computeSeconds[1] - forwardSeconds(4) -
+                 backwardSeconds(4));
+
+  // One stage holding both readers exchanges nothing.
+  Plan together = planFrom(R"({"stages": [{"segments": [0, 2], "replicas": [
+      {"device": "n0/X1:0", "samples": [0, 4]}]}]})");
+  for (const TraceSpan &span :
+       simulateOrFail(together, cost, /*recordSpans=*/true).spans)
+    EXPECT_NE(span.name, "all_reduce");
+}
+
 TEST(Simulator, TransfersSharingANetworkPortTakeTurns) {
   // Two replicas of stage 0 on node n0 send their activations to stage 1 on
   // n1 at the same moment: both leave through n0's network port, so the
