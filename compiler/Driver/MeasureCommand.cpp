@@ -172,6 +172,11 @@ int fail(const llvm::Twine &message) {
 }
 
 int runMeasure() {
+  if (warmupSteps < 0) {
+    llvm::errs() << kPrefix << "--warmup-steps must be >= 0 (got "
+                 << warmupSteps << ")\n";
+    return kExitUsage;
+  }
   std::string error;
   pkg::Manifest manifest;
   if (!package::readManifest(packagePath, &manifest, &error))
