@@ -228,7 +228,7 @@ CostModel::measuredSeconds(const GpuSpec &gpu, Precision precision,
                            int64_t firstSegment, int64_t endSegment,
                            bool backward, int64_t samples,
                            bool recompute) const {
-  if (!measured_ || !measured_->covers(gpu.type, precision))
+  if (!measured_)
     return std::nullopt;
   std::vector<Pass> passes = {backward ? Pass::Backward : Pass::Forward};
   if (backward && recompute)

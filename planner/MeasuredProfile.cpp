@@ -88,14 +88,6 @@ std::optional<double> MeasuredProfile::seconds(llvm::StringRef deviceType,
   return line(upper - 1, upper);
 }
 
-bool MeasuredProfile::covers(llvm::StringRef deviceType,
-                             Precision precision) const {
-  return llvm::any_of(calls_, [&](const auto &entry) {
-    return std::get<0>(entry.first) == deviceType &&
-           std::get<1>(entry.first) == precision;
-  });
-}
-
 std::vector<MeasuredCall> MeasuredProfile::calls() const {
   std::vector<MeasuredCall> all;
   for (const auto &[key, sizes] : calls_) {

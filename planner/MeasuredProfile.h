@@ -61,8 +61,6 @@ public:
   std::optional<double> seconds(llvm::StringRef deviceType,
                                 Precision precision, Pass pass,
                                 int64_t segment, int64_t samples) const;
-  /// Whether anything was measured on `deviceType` in `precision`.
-  bool covers(llvm::StringRef deviceType, Precision precision) const;
 
   /// Every measured call (averages), in a fixed order.
   std::vector<MeasuredCall> calls() const;
