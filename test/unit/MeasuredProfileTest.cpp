@@ -113,6 +113,24 @@ TEST(MeasuredProfile, ErrorsNameTheFileAndTheField) {
                       "sideways", "segment": 0, "micro_batch": 1,
                       "seconds": 1}]})"),
             "p.json: calls[0]: \"pass\" must be forward or backward");
+  EXPECT_EQ(error(std::string(head) +
+                  R"({"device_type": "X1", "precision": "f32", "pass":
+                      "forward", "segment": 0, "micro_batch": 0,
+                      "seconds": 1}]})"),
+            "p.json: calls[0]: \"micro_batch\" and \"count\" must be "
+            "positive integers and \"seconds\" a number >= 0");
+  EXPECT_EQ(error(std::string(head) + R"({"precision": "f32"}]})"),
+            "p.json: calls[0]: needs \"device_type\" (a GPU type of the "
+            "cluster file)");
+  EXPECT_EQ(error(R"({"format": "hetc-measured-profile", "version": 2})"),
+            "p.json: \"version\" must be 1");
+  EXPECT_EQ(error(R"({"format": "hetc-measured-profile", "version": 1,
+                      "model": "m", "seq_len": 16})"),
+            "p.json: needs \"model\" (a string), \"seq_len\" and "
+            "\"segments\" (positive integers)");
+  EXPECT_EQ(error(R"({"format": "hetc-measured-profile", "version": 1,
+                      "model": "m", "seq_len": 16, "segments": 2})"),
+            "p.json: needs \"calls\" (an array)");
 }
 
 TEST(MeasuredProfile, CostModelTakesMeasuredCallsWhereTheyCoverTheRange) {
