@@ -26,6 +26,16 @@ namespace hetc::planner {
 
 namespace {
 
+/// A baseline's rules, in the sharding the request asks for (optimizer
+/// sharding, as the systems the baselines stand for, unless it says).
+CandidateOptions baselineOptions(const CandidateBuilder &builder,
+                                 ShareRule shares, ShardRule shards) {
+  CandidateOptions options{shares, shards};
+  options.sharding =
+      builder.request().sharding.value_or(ShardingKind::Optimizer);
+  return options;
+}
+
 /// Segment ends splitting the chain over stages in proportion to `weights`
 /// (by FLOPs), each stage at least one segment.
 std::vector<int64_t> proportionalEnds(const ModelProfile &profile,
@@ -89,7 +99,8 @@ void uniform(const CandidateBuilder &builder,
       stageDevices[d / perStage].push_back(d);
     addCandidates(builder,
                   layoutOf(stageDevices, equalEnds(numSegments, numStages)),
-                  ShareRule::Equal, ShardRule::Even, false, candidates);
+                  baselineOptions(builder, ShareRule::Equal, ShardRule::Even),
+                  false, candidates);
   }
 }
 
@@ -98,9 +109,10 @@ void dataParallelUneven(const CandidateBuilder &builder,
   const Cluster &cluster = builder.cost().cluster();
   std::vector<int> all(cluster.devices.size());
   std::iota(all.begin(), all.end(), 0);
-  addCandidates(builder, {{all, 0, builder.cost().profile().numSegments()}},
-                ShareRule::Throughput, ShardRule::FreeMemory, false,
-                candidates);
+  addCandidates(
+      builder, {{all, 0, builder.cost().profile().numSegments()}},
+      baselineOptions(builder, ShareRule::Throughput, ShardRule::FreeMemory),
+      false, candidates);
 }
 
 void stagesProportional(const CandidateBuilder &builder,
@@ -130,9 +142,10 @@ void stagesProportional(const CandidateBuilder &builder,
     }
     peak.push_back(flops);
   }
-  addCandidates(builder,
-                layoutOf(stageDevices, proportionalEnds(profile, peak)),
-                ShareRule::Throughput, ShardRule::Even, true, candidates);
+  addCandidates(
+      builder, layoutOf(stageDevices, proportionalEnds(profile, peak)),
+      baselineOptions(builder, ShareRule::Throughput, ShardRule::Even), true,
+      candidates);
 }
 
 } // namespace

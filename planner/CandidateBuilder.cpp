@@ -2,7 +2,9 @@
 //
 // Batch shares by rule, then moved sample by sample while that shortens the
 // slowest replica (of a stage, or of a pipeline under the pipelines rule);
-// micro-batches by the target count, made smaller where memory requires;
+// micro-batches by the target count, made smaller where memory requires
+// (under full sharding, shares in multiples of one count for the whole
+// stage, which memory makes larger);
 // recompute only where a device does not fit without it even at one sample
 // per micro-batch; state shards from the memory left (CandidateMemory.cpp).
 // Then an analytical estimate of the step, linear in the replicas: the
@@ -103,6 +105,18 @@ void balance(std::vector<int64_t> &share, BusyWith busyWith) {
 
 } // namespace
 
+int64_t lockstepCount(int64_t batch, size_t replicas, int64_t target) {
+  return largestDivisorAtMost(
+      batch, std::min(target, batch / static_cast<int64_t>(replicas)));
+}
+
+bool equalCounts(const Stage &stage) {
+  return llvm::all_of(stage.replicas, [&](const Replica &replica) {
+    return replica.numMicroBatches() ==
+           stage.replicas.front().numMicroBatches();
+  });
+}
+
 int64_t largestDivisorAtMost(int64_t n, int64_t limit) {
   for (int64_t d = std::min(n, std::max<int64_t>(limit, 1)); d > 1; --d)
     if (n % d == 0)
@@ -180,6 +194,7 @@ CandidateBuilder::build(const StageLayout &layout,
   candidate.options = options;
   candidate.plan.globalBatch = request_.globalBatch;
   candidate.plan.schedule = options.schedule;
+  candidate.plan.sharding = options.sharding;
   std::set<size_t> counts;
   for (const StageDevices &stageDevices : layout) {
     if (static_cast<int64_t>(stageDevices.devices.size()) >
@@ -259,24 +274,55 @@ void CandidateBuilder::assignShares(Candidate &candidate, size_t s,
 
 void CandidateBuilder::chooseMicroBatches(Candidate &candidate,
                                           size_t s) const {
+  if (inLockstep(candidate, s)) {
+    lockstep(candidate, s,
+             lockstepCount(request_.globalBatch,
+                           candidate.plan.stages[s].replicas.size(),
+                           candidate.options.microBatches));
+    return;
+  }
   for (Replica &replica : candidate.plan.stages[s].replicas)
     replica.microBatch = largestDivisorAtMost(
         replica.numSamples,
         ceilDiv(replica.numSamples, candidate.options.microBatches));
 }
 
+bool CandidateBuilder::inLockstep(const Candidate &candidate, size_t s) const {
+  return candidate.plan.sharding == ShardingKind::Full &&
+         candidate.plan.stages[s].replicas.size() > 1;
+}
+
+void CandidateBuilder::lockstep(Candidate &candidate, size_t s,
+                                int64_t count) const {
+  Stage &stage = candidate.plan.stages[s];
+  std::vector<double> ideal;
+  for (const Replica &replica : stage.replicas)
+    ideal.push_back(static_cast<double>(replica.numSamples) / count);
+  std::vector<int64_t> microBatch =
+      roundShares(ideal, request_.globalBatch / count);
+  for (size_t r = 0; r < stage.replicas.size(); ++r) {
+    stage.replicas[r].numSamples = microBatch[r] * count;
+    stage.replicas[r].microBatch = microBatch[r];
+  }
+  layOutSamples(stage);
+}
+
 void CandidateBuilder::balanceShares(Candidate &candidate, size_t s) const {
   Stage &stage = candidate.plan.stages[s];
   StageCosts costs{cost_, stage, {}};
+  // In lockstep samples move a micro-batch count at a time, one sample to
+  // each of a replica's micro-batches.
+  int64_t grain = 1, target = candidate.options.microBatches;
+  if (inLockstep(candidate, s))
+    grain = target = stage.replicas.front().numMicroBatches();
   std::vector<int64_t> share;
   for (const Replica &replica : stage.replicas)
-    share.push_back(replica.numSamples);
-  balance(share, [&](size_t r, int64_t samples) {
-    return costs.busy(candidate.devices[s][r], samples,
-                      candidate.options.microBatches);
+    share.push_back(replica.numSamples / grain);
+  balance(share, [&](size_t r, int64_t grains) {
+    return costs.busy(candidate.devices[s][r], grains * grain, target);
   });
   for (size_t r = 0; r < share.size(); ++r)
-    stage.replicas[r].numSamples = share[r];
+    stage.replicas[r].numSamples = share[r] * grain;
   layOutSamples(stage);
   chooseMicroBatches(candidate, s);
   fitMemory(candidate, s);
@@ -322,11 +368,16 @@ void CandidateBuilder::alignPipelines(Candidate &candidate) const {
 
 void CandidateBuilder::finish(Candidate &candidate) const {
   size_t numStages = candidate.plan.stages.size();
-  for (Stage &stage : candidate.plan.stages) {
+  for (size_t s = 0; s < numStages; ++s) {
+    Stage &stage = candidate.plan.stages[s];
     layOutSamples(stage);
     for (Replica &replica : stage.replicas)
       replica.microBatch =
           largestDivisorAtMost(replica.numSamples, replica.microBatch);
+    if (inLockstep(candidate, s) && !equalCounts(stage))
+      lockstep(candidate, s,
+               lockstepCount(request_.globalBatch, stage.replicas.size(),
+                             stage.replicas.front().numMicroBatches()));
   }
   for (size_t s = 0; s < numStages; ++s) {
     decideRecompute(candidate, s);
@@ -374,10 +425,26 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
     int64_t inputBytes =
         s > 0 ? profile.segments[stage.firstSegment - 1].boundaryBytes : 0;
     std::vector<int64_t> parts = shardCounts(stage, range.parameters);
+    double gather = 0, scatter = 0;
+    if (stage.replicas.size() > 1) {
+      std::vector<int64_t> partBytes;
+      for (int64_t elements : parts)
+        partBytes.push_back(elements * kElementBytes);
+      gather = cost_.allGatherSeconds(devices, partBytes);
+      scatter = cost_.reduceScatterSeconds(devices, partBytes);
+    }
+    // In lockstep every call gathers the parameters, every backward
+    // scatters its gradients, and each call waits for the slowest replica.
+    bool lockstep = inLockstep(candidate, s);
+    bool gathers = lockstep && range.parameters > 0;
     double optimizer = 0;
     for (size_t r = 0; r < stage.replicas.size(); ++r) {
       const Replica &replica = stage.replicas[r];
       auto [f, b] = costs.of(devices[r], replica.microBatch);
+      if (gathers) {
+        f += gather;
+        b += gather + scatter;
+      }
       // A send keeps its sender busy: activations go to the next stage,
       // gradients to the previous one.
       if (s + 1 < numStages)
@@ -392,14 +459,12 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
       optimizer =
           std::max(optimizer, cost_.optimizerSeconds(devices[r], parts[r]));
     }
+    if (lockstep)
+      busy[s] =
+          stage.replicas.front().numMicroBatches() * (forward[s] + backward[s]);
     update[s] = optimizer;
-    if (stage.replicas.size() > 1) {
-      std::vector<int64_t> partBytes;
-      for (int64_t elements : parts)
-        partBytes.push_back(elements * kElementBytes);
-      update[s] += cost_.reduceScatterSeconds(devices, partBytes) +
-                   cost_.allGatherSeconds(devices, partBytes);
-    }
+    if (stage.replicas.size() > 1 && !lockstep)
+      update[s] += scatter + gather;
   }
   // Tied parameters the stages split: an all-reduce over all their ranks.
   for (const TiedParameter &tied : tiedParameters(profile, plan)) {
@@ -427,15 +492,24 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
 }
 
 void addCandidates(const CandidateBuilder &builder, const StageLayout &layout,
-                   ShareRule shares, ShardRule shards, bool gpipeWhereUneven,
+                   const CandidateOptions &base, bool gpipeWhereUneven,
                    std::vector<Candidate> &candidates) {
   size_t fewest = layout.front().devices.size();
   for (const StageDevices &stage : layout)
     fewest = std::min(fewest, stage.devices.size());
   int64_t maxShare = builder.request().globalBatch / fewest;
-  for (int64_t target : microBatchTargets(layout.size(), maxShare)) {
-    CandidateOptions options{shares, shards, target,
-                             ScheduleKind::OneForwardOneBackward};
+  int64_t stages = layout.size();
+  std::vector<int64_t> targets = microBatchTargets(stages, maxShare);
+  // In lockstep every call gathers the stage's parameters: few calls, as
+  // many as fill the pipeline; memory raises the count where it must.
+  if (base.sharding == ShardingKind::Full)
+    llvm::erase_if(targets, [&](int64_t target) {
+      return target != 1 && target != stages && target != 2 * stages;
+    });
+  for (int64_t target : targets) {
+    CandidateOptions options = base;
+    options.microBatches = target;
+    options.schedule = ScheduleKind::OneForwardOneBackward;
     std::optional<Candidate> candidate = builder.build(layout, options);
     if (!candidate)
       return;

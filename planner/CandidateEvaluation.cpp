@@ -184,15 +184,20 @@ llvm::Expected<PlanResult> BestCandidate::take() {
   const MemoryShortfall &miss = *closestMiss_;
   const Device &device = cluster.devices[miss.device];
   const PlanRequest &request = builder_.request();
-  auto gb = [](int64_t bytes) { return static_cast<double>(bytes) / 1e9; };
+  // GB, or MB for devices of less than a gigabyte.
+  bool small = device.gpu.memoryBytes() < 1e9;
+  auto size = [&](double bytes) {
+    return small ? llvm::formatv("{0:f2} MB", bytes / 1e6).str()
+                 : llvm::formatv("{0:f1} GB", bytes / 1e9).str();
+  };
   return llvm::createStringError(
       llvm::inconvertibleErrorCode(),
-      llvm::formatv("no plan fits: device {0} needs {1:f1} GB but may use "
-                    "{2:f1} GB ({3}% of its {4:f1} GB): {5:f1} GB missing, "
-                    "even with {6}one sample per micro-batch",
-                    device.name, gb(miss.neededBytes), gb(miss.usableBytes),
+      llvm::formatv("no plan fits: device {0} needs {1} but may use {2} ({3}% "
+                    "of its {4}): {5} missing, even with {6}one sample per "
+                    "micro-batch",
+                    device.name, size(miss.neededBytes), size(miss.usableBytes),
                     static_cast<int>(request.memoryFraction * 100 + 0.5),
-                    device.gpu.memoryGB, gb(miss.missingBytes()),
+                    size(device.gpu.memoryBytes()), size(miss.missingBytes()),
                     request.allowRecompute ? "recompute and " : "")
           .str());
 }

@@ -8,7 +8,10 @@
 // where the pipeline stalls otherwise; evaluation checks it where it
 // simulates. Replicas of a stage with equal samples and
 // micro-batches need the same memory apart from their state shards, so a
-// stage walks each such pair once: large stages stay linear.
+// stage walks each such pair once (under full sharding, each such pair and
+// shard size): large stages stay linear. Under full sharding the replicas
+// run in lockstep, so memory is made by more micro-batches for all of
+// them, never a smaller one for one replica.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +22,7 @@
 #include <map>
 #include <numeric>
 #include <queue>
+#include <tuple>
 
 namespace hetc::planner {
 
@@ -116,17 +120,22 @@ public:
         cost.profile().range(stage.firstSegment, stage.endSegment);
     parameters = range.parameters;
     parameterBytes = range.parameterBytes;
-    stateBytes =
-        cost.profile().optimizerStatePerParameterByte * range.parameterBytes;
-    if (stage.replicas.size() > 1 && parameters > 0)
+    bool replicated = stage.replicas.size() > 1;
+    // Under full sharding the parameters and the summed gradients shrink
+    // with the shard too.
+    shardsParameters = replicated && plan.sharding == ShardingKind::Full;
+    perParameterByte = cost.profile().optimizerStatePerParameterByte +
+                       (shardsParameters ? 2 : 0);
+    shardedBytes = perParameterByte * range.parameterBytes;
+    if (replicated && parameters > 0)
       counts = shardCounts(stage, parameters);
   }
 
-  /// Optimizer state the replica holds, as the cost model counts it: the
-  /// state per byte of its parameter elements.
+  /// What the replica's shard holds, as the cost model counts it: bytes
+  /// per byte of its parameter elements.
   int64_t shardBytes(size_t r) const {
     if (counts.empty())
-      return stateBytes;
+      return shardedBytes;
     // Whole bytes per element (4 in fp32) keep the product in range.
     int64_t elementBytes = parameterBytes / parameters;
     int64_t bytes =
@@ -134,12 +143,16 @@ public:
             ? counts[r] * elementBytes
             : static_cast<int64_t>(static_cast<double>(counts[r]) *
                                    parameterBytes / parameters);
-    return cost.profile().optimizerStatePerParameterByte * bytes;
+    return perParameterByte * bytes;
   }
 
   int64_t besidesShard(size_t r) {
     const Replica &replica = plan.stages[s].replicas[r];
-    auto key = std::make_pair(replica.numSamples, replica.microBatch);
+    // Under full sharding the shard's share of the peak depends on the
+    // moment the peak falls on: exact per shard size.
+    auto key =
+        std::make_tuple(replica.numSamples, replica.microBatch,
+                        shardsParameters && !counts.empty() ? counts[r] : 0);
     auto it = memo.find(key);
     if (it != memo.end())
       return it->second;
@@ -149,16 +162,17 @@ public:
     return bytes;
   }
 
-  /// The whole stage's optimizer state.
-  int64_t stateBytes = 0;
+  /// What the shards of the whole stage hold.
+  int64_t shardedBytes = 0;
 
 private:
   const CostModel &cost;
   const Plan &plan;
   size_t s;
-  int64_t parameters = 0, parameterBytes = 0;
+  int64_t parameters = 0, parameterBytes = 0, perParameterByte = 0;
+  bool shardsParameters = false;
   std::vector<int64_t> counts;
-  std::map<std::pair<int64_t, int64_t>, int64_t> memo;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, int64_t> memo;
 };
 
 std::vector<int64_t>
@@ -172,6 +186,8 @@ CandidateBuilder::estimatedRankBytes(const Candidate &candidate,
 }
 
 bool CandidateBuilder::fitMemory(Candidate &candidate, size_t s) const {
+  if (inLockstep(candidate, s))
+    return fitLockstep(candidate, s);
   Stage &stage = candidate.plan.stages[s];
   StageMemory memory(cost_, candidate.plan, s);
   size_t replicas = stage.replicas.size();
@@ -179,7 +195,7 @@ bool CandidateBuilder::fitMemory(Candidate &candidate, size_t s) const {
   auto freeBytes = [&](size_t r) {
     int64_t free =
         usableBytes(candidate.devices[s][r]) - memory.besidesShard(r);
-    return even ? free - memory.stateBytes / static_cast<int64_t>(replicas)
+    return even ? free - memory.shardedBytes / static_cast<int64_t>(replicas)
                 : free;
   };
   auto shrink = [&](size_t r) {
@@ -206,7 +222,7 @@ bool CandidateBuilder::fitMemory(Candidate &candidate, size_t s) const {
   std::priority_queue<std::pair<int64_t, size_t>> largest;
   for (size_t r = 0; r < replicas; ++r)
     largest.push({stage.replicas[r].microBatch, r});
-  while (totalFree < memory.stateBytes) {
+  while (totalFree < memory.shardedBytes) {
     if (largest.empty())
       return false;
     size_t r = largest.top().second;
@@ -221,17 +237,42 @@ bool CandidateBuilder::fitMemory(Candidate &candidate, size_t s) const {
   return true;
 }
 
+bool CandidateBuilder::fitLockstep(Candidate &candidate, size_t s) const {
+  Stage &stage = candidate.plan.stages[s];
+  int64_t batch = request_.globalBatch;
+  int64_t replicas = stage.replicas.size();
+  bool even = candidate.options.shards == ShardRule::Even;
+  for (;;) {
+    StageMemory memory(cost_, candidate.plan, s);
+    int64_t evenShard = even ? memory.shardedBytes / replicas : 0;
+    int64_t totalFree = 0;
+    bool eachFits = true;
+    for (int64_t r = 0; r < replicas; ++r) {
+      int64_t free =
+          usableBytes(candidate.devices[s][r]) - memory.besidesShard(r);
+      eachFits &= free >= evenShard;
+      totalFree += free;
+    }
+    if (eachFits && totalFree >= memory.shardedBytes)
+      return true;
+    int64_t count = stage.replicas.front().numMicroBatches();
+    int64_t next = count + 1;
+    while (next <= batch / replicas && batch % next != 0)
+      ++next;
+    if (next > batch / replicas)
+      return false;
+    lockstep(candidate, s, next);
+  }
+}
+
 void CandidateBuilder::decideRecompute(Candidate &candidate, size_t s) const {
   Stage &stage = candidate.plan.stages[s];
-  std::vector<int64_t> microBatches;
-  for (const Replica &replica : stage.replicas)
-    microBatches.push_back(replica.microBatch);
+  std::vector<Replica> before = stage.replicas;
   stage.recompute = false;
   if (fitMemory(candidate, s) || !request_.allowRecompute)
     return;
   stage.recompute = true;
-  for (size_t r = 0; r < stage.replicas.size(); ++r)
-    stage.replicas[r].microBatch = microBatches[r];
+  stage.replicas = std::move(before);
   fitMemory(candidate, s);
 }
 
@@ -239,7 +280,7 @@ void CandidateBuilder::assignShards(Candidate &candidate, size_t s) const {
   Stage &stage = candidate.plan.stages[s];
   StageMemory memory(cost_, candidate.plan, s);
   size_t replicas = stage.replicas.size();
-  double state = static_cast<double>(memory.stateBytes);
+  double state = static_cast<double>(memory.shardedBytes);
   std::vector<double> fraction(replicas, 1.0 / replicas);
   std::vector<double> free(replicas);
   double totalFree = 0;

@@ -321,17 +321,22 @@ std::vector<int64_t> shardCounts(const Stage &stage, int64_t numElements) {
     remainders[r] = quota - counts[r];
     assigned += counts[r];
   }
-  std::vector<size_t> byRemainder(numReplicas);
-  std::iota(byRemainder.begin(), byRemainder.end(), 0);
-  llvm::stable_sort(byRemainder, [&](size_t a, size_t b) {
-    return remainders[a] > remainders[b];
-  });
   // Each remainder is below 1 and they sum to the shortfall, so no replica
-  // needs two, and one with a zero fraction gets none.
+  // needs two, and one with a zero fraction gets none. The largest
+  // remainders (ties to the lower index) are a selection, not a sort: the
+  // planner splits stages of thousands of replicas many times.
   int64_t shortfall = numElements - assigned;
   assert(shortfall >= 0 && shortfall <= static_cast<int64_t>(numReplicas));
-  for (int64_t i = 0; i < shortfall; ++i)
-    ++counts[byRemainder[i]];
+  std::vector<size_t> byRemainder(numReplicas);
+  std::iota(byRemainder.begin(), byRemainder.end(), 0);
+  auto first = byRemainder.begin() + shortfall;
+  std::nth_element(
+      byRemainder.begin(), first, byRemainder.end(), [&](size_t a, size_t b) {
+        return remainders[a] != remainders[b] ? remainders[a] > remainders[b]
+                                              : a < b;
+      });
+  for (auto it = byRemainder.begin(); it != first; ++it)
+    ++counts[*it];
   return counts;
 }
 

@@ -57,42 +57,69 @@ constexpr int kMaxRefineRounds = 24;
 /// Single samples move between the replicas of stages up to this size.
 constexpr size_t kMaxReplicasForSampleMoves = 16;
 
-/// The candidates of one layout: each micro-batch count; pipelines-aligned
-/// shares where every stage has as many replicas; GPipe where the sample
-/// ranges of adjacent stages differ.
+/// The candidates of one layout under `sharding`: each micro-batch count;
+/// pipelines-aligned shares where every stage has as many replicas; GPipe
+/// where the sample ranges of adjacent stages differ. Without replicas
+/// the shardings are alike: the search's own choice is then optimizer.
 void addVariants(const CandidateBuilder &builder, const StageLayout &layout,
-                 std::vector<Candidate> &candidates) {
-  size_t fewest = layout.front().devices.size();
-  bool equalCounts = true;
+                 ShardingKind sharding, std::vector<Candidate> &candidates) {
+  size_t fewest = layout.front().devices.size(), most = fewest;
   for (const StageDevices &stage : layout) {
     fewest = std::min(fewest, stage.devices.size());
-    equalCounts &= stage.devices.size() == layout.front().devices.size();
+    most = std::max(most, stage.devices.size());
   }
+  if (most == 1)
+    sharding = builder.request().sharding.value_or(ShardingKind::Optimizer);
   std::vector<ShareRule> rules = {ShareRule::Throughput};
-  if (equalCounts && layout.size() > 1 && fewest > 1)
+  if (fewest == most && layout.size() > 1 && fewest > 1)
     rules.push_back(ShareRule::Pipelines);
   for (ShareRule rule : rules)
-    addCandidates(builder, layout, rule, ShardRule::Balanced,
+    addCandidates(builder, layout,
+                  {rule, ShardRule::Balanced, 1,
+                   ScheduleKind::OneForwardOneBackward, sharding},
                   /*gpipeWhereUneven=*/true, candidates);
 }
 
+/// Whether optimizer sharding leaves `layout` short of memory: without
+/// fitting, or with recompute on a stage. Elsewhere full sharding only
+/// adds collectives around every call.
+bool needsFullSharding(const CandidateBuilder &builder,
+                       const StageLayout &layout) {
+  std::optional<Candidate> candidate = builder.build(layout, {});
+  return candidate &&
+         (!candidate->fits() ||
+          llvm::any_of(candidate->plan.stages,
+                       [](const Stage &stage) { return stage.recompute; }));
+}
+
+/// Layouts of both shardings: full sharding fits larger groups of devices
+/// where optimizer sharding needs deeper pipelines. A full-sharding layout
+/// is built only where optimizer sharding is short of memory on it (with
+/// auto sharding); local moves still try full sharding on the best.
 std::vector<Candidate> searchCandidates(const CandidateBuilder &builder,
                                         const Cluster &cluster) {
   std::vector<Candidate> candidates;
+  std::optional<ShardingKind> only = builder.request().sharding;
   for (const std::vector<int> &order : deviceOrders(cluster, kMaxOrders)) {
     std::vector<std::vector<int>> units =
         splitIntoUnits(cluster, order, kMaxUnits);
-    for (const StageLayout &layout :
-         splitStages(builder.cost(), builder.request(), units, kMaxStages))
-      addVariants(builder, layout, candidates);
+    for (ShardingKind sharding : {ShardingKind::Optimizer, ShardingKind::Full})
+      if (only.value_or(sharding) == sharding)
+        for (const StageLayout &layout :
+             splitStages(builder.cost(), builder.request(), units, kMaxStages,
+                         sharding))
+          if (sharding == ShardingKind::Optimizer || only ||
+              needsFullSharding(builder, layout))
+            addVariants(builder, layout, sharding, candidates);
   }
   return candidates;
 }
 
 /// Candidates one move away: a stage boundary moved by up to three
 /// segments, a device across a boundary, another micro-batch count, share
-/// rule or schedule, one sample from one replica to another, one replica's
-/// micro-batch to the next divisor.
+/// rule, schedule or sharding, one sample from one replica to another (one
+/// per micro-batch in lockstep), one replica's micro-batch to the next
+/// divisor (not in lockstep: the count stays the stage's).
 std::vector<Candidate> neighbours(const CandidateBuilder &builder,
                                   const Candidate &from) {
   std::vector<Candidate> result;
@@ -141,6 +168,13 @@ std::vector<Candidate> neighbours(const CandidateBuilder &builder,
                        ? ShareRule::Throughput
                        : ShareRule::Pipelines;
   rebuild(layout, options);
+  if (!builder.request().sharding) {
+    options = from.options;
+    options.sharding = from.options.sharding == ShardingKind::Full
+                           ? ShardingKind::Optimizer
+                           : ShardingKind::Full;
+    rebuild(layout, options);
+  }
 
   auto edited = [&](auto edit) {
     Candidate candidate = from;
@@ -153,15 +187,25 @@ std::vector<Candidate> neighbours(const CandidateBuilder &builder,
     size_t replicas = stage.replicas.size();
     if (replicas > kMaxReplicasForSampleMoves)
       continue;
+    bool lockstep = from.plan.sharding == ShardingKind::Full && replicas > 1;
     for (size_t i = 0; i < replicas; ++i) {
-      int64_t samples = stage.replicas[i].numSamples;
+      const Replica &replica = stage.replicas[i];
+      int64_t samples = replica.numSamples;
+      int64_t moved = lockstep ? replica.numMicroBatches() : 1;
       for (size_t j = 0; j < replicas; ++j)
-        if (j != i && samples > 1)
+        if (j != i && samples > moved)
           edited([&](Plan &plan) {
-            --plan.stages[s].replicas[i].numSamples;
-            ++plan.stages[s].replicas[j].numSamples;
+            std::vector<Replica> &pair = plan.stages[s].replicas;
+            pair[i].numSamples -= moved;
+            pair[j].numSamples += moved;
+            if (lockstep) {
+              --pair[i].microBatch;
+              ++pair[j].microBatch;
+            }
           });
-      int64_t microBatch = stage.replicas[i].microBatch;
+      if (lockstep)
+        continue;
+      int64_t microBatch = replica.microBatch;
       for (int64_t step : {-1, 1})
         for (int64_t m = microBatch + step; m >= 1 && m <= samples; m += step)
           if (samples % m == 0) {

@@ -49,6 +49,10 @@ struct PlanRequest {
   /// Fraction of each device's memory the plan may use (the rest is for the
   /// runtime and fragmentation).
   double memoryFraction = 0.9;
+  /// What of a stage's state its replicas shard. Unset, the search tries
+  /// both and the baselines shard the optimizer state, as the systems they
+  /// stand for do.
+  std::optional<ShardingKind> sharding;
 };
 
 struct PlanResult {

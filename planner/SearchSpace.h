@@ -60,10 +60,13 @@ std::vector<std::vector<int>> splitIntoUnits(const Cluster &cluster,
 ///   - for each stage count dividing the number of units, the best with
 ///     as many units in every stage (equal replica counts when the units
 ///     are equal, which lets the sample ranges of all stages line up).
+/// Memory and update times are those of `sharding`: under full sharding a
+/// stage's replicas shard the parameters and their gradients too, so larger
+/// groups fit, and gather them around every call.
 std::vector<StageLayout> splitStages(const CostModel &cost,
                                      const PlanRequest &request,
                                      llvm::ArrayRef<std::vector<int>> units,
-                                     int64_t maxStages);
+                                     int64_t maxStages, ShardingKind sharding);
 
 //===----------------------------------------------------------------------===//
 // Candidates
@@ -98,6 +101,11 @@ struct CandidateOptions {
   /// where memory forces a smaller one, one per sample at most).
   int64_t microBatches = 1;
   ScheduleKind schedule = ScheduleKind::OneForwardOneBackward;
+  /// Under full sharding the replicas of a stage run in lockstep: their
+  /// shares are multiples of one micro-batch count (dividing the batch),
+  /// and memory makes that count larger rather than one replica's
+  /// micro-batch smaller.
+  ShardingKind sharding = ShardingKind::Optimizer;
 };
 
 /// The device that lacks the most memory in a candidate.
@@ -164,7 +172,15 @@ private:
                     const std::vector<int64_t> *shares) const;
   void alignPipelines(Candidate &candidate) const;
   void chooseMicroBatches(Candidate &candidate, size_t stage) const;
+  /// Whether the stage's replicas run in lockstep (full sharding, several
+  /// replicas, parameters to gather).
+  bool inLockstep(const Candidate &candidate, size_t stage) const;
+  /// Rounds the stage's shares to multiples of `count` micro-batches each
+  /// (count divides the batch), in proportion to the shares they had.
+  void lockstep(Candidate &candidate, size_t stage, int64_t count) const;
   bool fitMemory(Candidate &candidate, size_t stage) const;
+  /// fitMemory in lockstep: more micro-batches for every replica.
+  bool fitLockstep(Candidate &candidate, size_t stage) const;
   /// Recompute only where the stage does not fit without it.
   void decideRecompute(Candidate &candidate, size_t stage) const;
   void balanceShares(Candidate &candidate, size_t stage) const;
@@ -261,12 +277,20 @@ llvm::Error offerBest(BestCandidate &best, std::vector<Candidate> candidates,
 /// The largest divisor of `n` that is at most `limit` (at least 1).
 int64_t largestDivisorAtMost(int64_t n, int64_t limit);
 
-/// The candidates of `layout` with the given share and shard rules, one per
-/// micro-batch count worth trying (stopping at the first that does not
-/// build); with `gpipeWhereUneven`, also under GPipe where the sample ranges
-/// of adjacent stages differ (1F1B chains replicas there).
+/// The micro-batch count of a stage of `replicas` in lockstep aiming at
+/// `target`: the largest divisor of the batch up to it that leaves every
+/// replica a sample per micro-batch.
+int64_t lockstepCount(int64_t batch, size_t replicas, int64_t target);
+/// Whether every replica of `stage` has as many micro-batches.
+bool equalCounts(const Stage &stage);
+
+/// The candidates of `layout` with the share and shard rules and the
+/// sharding of `base`, one per micro-batch count worth trying (stopping at
+/// the first that does not build); with `gpipeWhereUneven`, also under GPipe
+/// where the sample ranges of adjacent stages differ (1F1B chains replicas
+/// there).
 void addCandidates(const CandidateBuilder &builder, const StageLayout &layout,
-                   ShareRule shares, ShardRule shards, bool gpipeWhereUneven,
+                   const CandidateOptions &base, bool gpipeWhereUneven,
                    std::vector<Candidate> &candidates);
 
 /// The micro-batch counts worth trying for a plan of `stages` stages whose

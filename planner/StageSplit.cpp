@@ -12,8 +12,11 @@
 // stage backwards to know. Everything it reads is tabulated first: per GPU
 // type and segment range the compute time, per unit range the ring's fixed
 // and per-byte cost, per stage option its time and the most stages it may
-// lead. The memory figure here is a schedule-free approximation; the
-// candidate builder checks the cost model's.
+// lead. Under full sharding a replicated stage shards its parameters and
+// their summed gradients with the optimizer state, and gathers the
+// parameters and scatters the gradients around each micro-batch's calls
+// instead of once per step. The memory figure here is a schedule-free
+// approximation; the candidate builder checks the cost model's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +34,8 @@ namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 /// Token ids and labels are int64, kept for the whole step.
 constexpr int64_t kTokenBytes = 8;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// What a stage's memory estimate combines, from the profile.
 struct StageSizes {
@@ -62,20 +67,26 @@ struct StageSizes {
 };
 
 /// Bytes a replica needs besides its state shard at one sample per
-/// micro-batch with `inFlight` micro-batches kept: parameters, their
-/// gradients, tokens, and the largest of the moments the cost model's walk
-/// peaks at, with a margin for the placement gaps. Close to
+/// micro-batch with `inFlight` micro-batches kept: parameters and their
+/// gradients (whole, or under full sharding gathered and made around a
+/// call), tokens, and the largest of the moments the cost model's walk
+/// peaks at, with a margin for the placement gaps: with whole gradients
+/// each micro-batch's sum is made beside the last, and several replicas
+/// join them into one flat copy for the reduce-scatter. Close to
 /// CostModel::rankMemoryBytes, which the candidate builder then uses.
 int64_t bytesBesidesShard(const StageSizes &sizes, int64_t inFlight,
-                          bool recompute, bool replicated, int64_t tokens) {
+                          bool recompute, bool replicated,
+                          bool shardsParameters, int64_t tokens) {
   constexpr double kActivationMargin = 1.1;
   int64_t saved = recompute ? sizes.inputBytes : sizes.savedBytes;
   int64_t kept = inFlight * saved;
-  int64_t transient =
-      std::max({sizes.outputBytes,
-                (recompute ? sizes.savedBytes : 0) + sizes.workingBytes,
-                sizes.parameterBytes + sizes.inputBytes - saved});
-  int64_t reduction = replicated ? sizes.parameterBytes : 0;
+  int64_t summing =
+      shardsParameters ? 0 : sizes.parameterBytes + sizes.inputBytes - saved;
+  int64_t transient = std::max(
+      {sizes.outputBytes,
+       (recompute ? sizes.savedBytes : 0) + sizes.workingBytes, summing});
+  int64_t reduction =
+      replicated && !shardsParameters ? sizes.parameterBytes : 0;
   int64_t activations = std::max(
       sizes.inputBytes + sizes.outputBytes + kept + transient, reduction);
   return 2 * sizes.parameterBytes + tokens +
@@ -112,8 +123,9 @@ std::vector<int64_t> cutPoints(const ModelProfile &profile) {
 class StageSplitter {
 public:
   StageSplitter(const CostModel &cost, const PlanRequest &request,
-                llvm::ArrayRef<std::vector<int>> units, int64_t maxStages)
-      : cost(cost), request(request), units(units),
+                llvm::ArrayRef<std::vector<int>> units, int64_t maxStages,
+                ShardingKind sharding)
+      : cost(cost), request(request), sharding(sharding), units(units),
         cuts(cutPoints(cost.profile())), numUnits(units.size()),
         numCuts(cuts.size()),
         maxStages(std::min<int64_t>(
@@ -237,6 +249,9 @@ private:
     if (replicas > request.globalBatch)
       return {};
     const StageSizes &sizes = stageSizes[cutPair(i, j)];
+    bool gathers = replicas > 1 && sharding == ShardingKind::Full;
+    int64_t shardedBytes = gathers ? sizes.stateBytes + 2 * sizes.parameterBytes
+                                   : sizes.stateBytes;
     double elements =
         static_cast<double>(sizes.parameterBytes) / kElementBytes / replicas;
     int64_t samples = (request.globalBatch + replicas - 1) / replicas;
@@ -246,8 +261,9 @@ private:
     // needs and together hold the state.
     StageOption result;
     for (int64_t lead = 1; lead <= maxStages; ++lead) {
-      int64_t needed = bytesBesidesShard(sizes, std::min(lead, samples),
-                                         recompute, replicas > 1, tokens);
+      int64_t needed =
+          bytesBesidesShard(sizes, std::min(lead, samples), recompute,
+                            replicas > 1, gathers, tokens);
       int64_t totalFree = 0;
       bool fits = true;
       for (size_t t = 0; t < numTypes && fits; ++t) {
@@ -258,7 +274,7 @@ private:
         fits = usable[t] >= needed;
         totalFree += count * (usable[t] - needed);
       }
-      if (!fits || totalFree < sizes.stateBytes)
+      if (!fits || totalFree < shardedBytes)
         break;
       result.maxLead = lead;
     }
@@ -268,9 +284,15 @@ private:
       if (typePrefix[b * numTypes + t] > typePrefix[a * numTypes + t])
         optimizer = std::max(optimizer, optimizerPerElement[t] * elements);
     double update = optimizer;
-    if (replicas > 1 && sizes.parameterBytes > 0)
-      update += ringFixed[unitPair(a, b)] +
-                ringPerByte[unitPair(a, b)] * sizes.parameterBytes / replicas;
+    if (replicas > 1 && sizes.parameterBytes > 0) {
+      double ring = ringFixed[unitPair(a, b)] + ringPerByte[unitPair(a, b)] *
+                                                    sizes.parameterBytes /
+                                                    replicas;
+      // Full sharding: a gather per forward, a gather and a scatter per
+      // backward, at the reference micro-batch.
+      update +=
+          gathers ? 1.5 * ring * ceilDiv(samples, referenceMicroBatch) : ring;
+    }
     result.seconds = request.globalBatch / rate + update +
                      transferSeconds(a, b, i, j, replicas);
     return result;
@@ -414,6 +436,7 @@ private:
 
   const CostModel &cost;
   const PlanRequest &request;
+  ShardingKind sharding;
   llvm::ArrayRef<std::vector<int>> units;
   std::vector<int64_t> cuts;
   size_t numUnits, numCuts;
@@ -437,10 +460,10 @@ private:
 std::vector<StageLayout> splitStages(const CostModel &cost,
                                      const PlanRequest &request,
                                      llvm::ArrayRef<std::vector<int>> units,
-                                     int64_t maxStages) {
+                                     int64_t maxStages, ShardingKind sharding) {
   if (units.empty() || cost.profile().numSegments() == 0)
     return {};
-  return StageSplitter(cost, request, units, maxStages).run();
+  return StageSplitter(cost, request, units, maxStages, sharding).run();
 }
 
 } // namespace hetc::planner

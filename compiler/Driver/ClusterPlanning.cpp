@@ -66,6 +66,28 @@ llvm::StringRef optimizerName(OptimizerFlag optimizer) {
   return optimizer == OptimizerFlag::sgd ? "sgd" : "adamw";
 }
 
+llvm::cl::ValuesClass shardingFlagValues() {
+  return llvm::cl::values(
+      clEnumValN(ShardingFlag::automatic, "auto",
+                 "the faster that fits, per plan"),
+      clEnumValN(ShardingFlag::optimizer, "optimizer",
+                 "optimizer state and reduced gradients sharded (ZeRO-2)"),
+      clEnumValN(ShardingFlag::full, "full",
+                 "parameters too, gathered around every call (FSDP)"));
+}
+
+std::optional<planner::ShardingKind> shardingChoice(ShardingFlag flag) {
+  switch (flag) {
+  case ShardingFlag::optimizer:
+    return planner::ShardingKind::Optimizer;
+  case ShardingFlag::full:
+    return planner::ShardingKind::Full;
+  case ShardingFlag::automatic:
+    break;
+  }
+  return std::nullopt;
+}
+
 llvm::cl::ValuesClass precisionFlagValues() {
   return llvm::cl::values(
       clEnumValN(PrecisionFlag::f32, "f32", "float32 throughout"),

@@ -46,6 +46,11 @@ enum class OptimizerFlag { sgd, adamw };
 llvm::cl::ValuesClass optimizerFlagValues();
 llvm::StringRef optimizerName(OptimizerFlag optimizer);
 
+/// `--sharding` of hetc compile and hetc plan: auto lets the search choose.
+enum class ShardingFlag { automatic, optimizer, full };
+llvm::cl::ValuesClass shardingFlagValues();
+std::optional<planner::ShardingKind> shardingChoice(ShardingFlag flag);
+
 /// `--precision` of hetc compile and hetc plan: auto is a choice of
 /// nullopt (per stage, from the cluster's GPUs).
 enum class PrecisionFlag { f32, bf16, f16, automatic };

@@ -169,6 +169,12 @@ cl::opt<std::string> clusterPath(
              "--plan, the planner chooses one (as `hetc plan` would); the "
              "devices' memory bounds every rank"));
 
+cl::opt<ShardingFlag> shardingFlag(
+    "sharding", cl::sub(compileSubcommand), cl::cat(compileCategory),
+    cl::init(ShardingFlag::automatic), shardingFlagValues(),
+    cl::desc("With --cluster and no --plan: what of a stage's state its "
+             "replicas shard (default auto: the planner chooses)"));
+
 cl::opt<int64_t> numDevices(
     "devices", cl::sub(compileSubcommand), cl::cat(compileCategory),
     cl::value_desc("N"), cl::init(1),
@@ -361,6 +367,10 @@ int runCompile() {
   if (!measuredProfilePaths.empty() && clusterPath.empty())
     return usageError("--profile times the planner's choice: it needs "
                       "--cluster");
+  if (shardingFlag != ShardingFlag::automatic &&
+      (clusterPath.empty() || !planPath.empty()))
+    return usageError("--sharding constrains the planner's choice: it needs "
+                      "--cluster, and a --plan file states its own");
   distributed |= !clusterPath.empty();
   if (forwardOnly && (distributed || recomputeSegments != "none"))
     return usageError("--forward-only compiles for one device, without "
@@ -415,6 +425,7 @@ int runCompile() {
       *memory = memoryOf(input->cluster);
     cluster = input->cluster;
     if (!plan) {
+      input->request.sharding = shardingChoice(shardingFlag);
       planner::CostModel cost = input->costModel(precision);
       llvm::Expected<planner::PlanResult> chosen =
           planner::choosePlan(input->cluster, cost, input->request);

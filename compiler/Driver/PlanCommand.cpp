@@ -89,6 +89,13 @@ cl::opt<PrecisionFlag> precisionFlag(
              "rates; auto: bf16 where all of a stage's GPUs have it, else f16 "
              "(default f32)"));
 
+cl::opt<ShardingFlag> shardingFlag(
+    "sharding", cl::sub(planSubcommand), cl::cat(planCategory),
+    cl::init(ShardingFlag::automatic), shardingFlagValues(),
+    cl::desc("What of a stage's state its replicas shard (default auto: the "
+             "search tries both; the baselines shard the optimizer state "
+             "unless this says full)"));
+
 cl::opt<std::string> givenPlanPath(
     "plan", cl::sub(planSubcommand), cl::cat(planCategory),
     cl::value_desc("PLAN.json"),
@@ -279,6 +286,9 @@ int runPlan() {
     return usageError("--strategy must be search, uniform, dp-uneven or "
                       "stages-proportional (got '" +
                       strategyName + "')");
+  if (shardingFlag != ShardingFlag::automatic && !givenPlanPath.empty())
+    return usageError("--sharding constrains the planner's choice; a --plan "
+                      "file states its own");
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -301,6 +311,7 @@ int runPlan() {
                       measuredProfilePaths);
   if (failed(input))
     return kExitFailure;
+  input->request.sharding = shardingChoice(shardingFlag);
   planner::CostModel cost = input->costModel(precisionChoice(precisionFlag));
 
   llvm::Expected<planner::PlanResult> chosen =

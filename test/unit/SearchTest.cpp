@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PlannerTestCluster.h"
 #include "planner/DecoderProfile.h"
 #include "planner/LinkChannels.h"
 #include "planner/SearchSpace.h"
@@ -20,6 +21,7 @@
 
 #include <gtest/gtest.h>
 
+#include <numeric>
 #include <regex>
 #include <set>
 
@@ -374,6 +376,103 @@ TEST(SearchTest, InfeasibleOnEveryExampleClusterForAHugeModel) {
   }
 }
 
+/// `devices` X1 GPUs (16 GB, 14.4 usable) in one node and a model of one
+/// segment, so that no pipeline can split it, with `parameterBytes` of
+/// parameters.
+std::pair<Cluster, ModelProfile> oneSegmentOn(int devices,
+                                              int64_t parameterBytes) {
+  ModelProfile profile = hetc::planner::testing::uniformProfile(1);
+  profile.segments[0].parameters = parameterBytes / 4;
+  profile.segments[0].parameterBytes = parameterBytes;
+  return {hetc::planner::testing::makeCluster({devices}), profile};
+}
+
+TEST(SearchTest, FullShardingWhereOnlyItFits) {
+  // 4.4 GB of parameters and AdamW on four replicas: optimizer sharding
+  // keeps the parameters and their summed gradients whole, and joins the
+  // gradients into one flat copy (3 x 4.4 + 2 x 4.4 / 4 = 15.4 GB); full
+  // sharding gathers the parameters and makes their gradients around a
+  // call only (2 x 4.4 + 4 x 4.4 / 4 = 13.2 GB).
+  auto [cluster, profile] = oneSegmentOn(4, 4'400'000'000);
+  CostModel cost(cluster, profile);
+  PlanRequest request;
+  request.globalBatch = 24;
+  llvm::Expected<PlanResult> result = choosePlan(cluster, cost, request);
+  ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  expectFits(cluster, cost, request, *result);
+  const Plan &plan = result->plan;
+  EXPECT_EQ(plan.sharding, ShardingKind::Full) << printPlan(plan);
+  ASSERT_EQ(plan.stages.size(), 1u);
+  EXPECT_EQ(plan.stages[0].replicas.size(), 4u);
+  // Alike devices: equal shares, in lockstep.
+  for (const Replica &replica : plan.stages[0].replicas)
+    EXPECT_EQ(replica.numSamples, 6) << printPlan(plan);
+  EXPECT_TRUE(equalCounts(plan.stages[0]));
+  // The baselines shard the optimizer state only: nothing fits.
+  for (Strategy baseline : baselineStrategies()) {
+    SCOPED_TRACE(strategyName(baseline).str());
+    llvm::Expected<PlanResult> other =
+        choosePlan(cluster, cost, request, baseline);
+    ASSERT_FALSE(bool(other));
+    EXPECT_NE(llvm::toString(other.takeError()).find("no plan fits"),
+              std::string::npos);
+  }
+}
+
+TEST(SearchTest, OptimizerShardingWhereBothFit) {
+  // Smaller parameters fit either way; full sharding would gather them
+  // around every call, so the search keeps them whole.
+  auto [cluster, profile] = oneSegmentOn(4, 400'000'000);
+  CostModel cost(cluster, profile);
+  PlanRequest request;
+  request.globalBatch = 24;
+  llvm::Expected<PlanResult> result = choosePlan(cluster, cost, request);
+  ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  EXPECT_EQ(result->plan.sharding, ShardingKind::Optimizer)
+      << printPlan(result->plan);
+}
+
+TEST(SearchTest, LockstepSharesAreMultiplesOfOneMicroBatchCount) {
+  // Under full sharding the builder rounds throughput shares to multiples
+  // of the stage's micro-batch count and makes room by more micro-batches
+  // for every replica: the demo box's four GPUs of three kinds.
+  llvm::Expected<Cluster> cluster = readClusterFile(
+      std::string(HETC_SOURCE_DIR) + "/models/clusters/demo-box.yaml");
+  ASSERT_TRUE(bool(cluster)) << llvm::toString(cluster.takeError());
+  ModelProfile profile = decoderProfile(DecoderShape::gpt2Small(), kSeqLen);
+  CostModel cost(*cluster, profile);
+  PlanRequest request;
+  request.globalBatch = 48;
+  CandidateBuilder builder(cost, request);
+  std::vector<int> all(cluster->devices.size());
+  std::iota(all.begin(), all.end(), 0);
+  StageLayout layout = {{all, 0, profile.numSegments()}};
+  std::set<int64_t> counts;
+  for (int64_t target : {1, 2, 3, 4, 6, 8}) {
+    SCOPED_TRACE(target);
+    CandidateOptions options;
+    options.microBatches = target;
+    options.sharding = ShardingKind::Full;
+    std::optional<Candidate> candidate = builder.build(layout, options);
+    ASSERT_TRUE(candidate.has_value());
+    const Stage &stage = candidate->plan.stages[0];
+    llvm::Error invalid = validatePlan(candidate->plan, request.globalBatch,
+                                       profile.numSegments());
+    EXPECT_FALSE(invalid) << llvm::toString(std::move(invalid));
+    ASSERT_TRUE(equalCounts(stage)) << printPlan(candidate->plan);
+    int64_t count = stage.replicas[0].numMicroBatches();
+    EXPECT_EQ(request.globalBatch % count, 0);
+    EXPECT_GE(count, target);
+    counts.insert(count);
+    // Faster GPUs get more samples per micro-batch.
+    std::set<int64_t> microBatches;
+    for (const Replica &replica : stage.replicas)
+      microBatches.insert(replica.microBatch);
+    EXPECT_GT(microBatches.size(), 1u) << printPlan(candidate->plan);
+  }
+  EXPECT_GT(counts.size(), 2u);
+}
+
 TEST(SearchTest, MemoryFiguresMatchTheCompilersSchedule) {
   // The builder judges memory on the op list a replica runs when nothing
   // stalls, without scheduling the whole plan. Where adjacent stages split
@@ -385,8 +484,21 @@ TEST(SearchTest, MemoryFiguresMatchTheCompilersSchedule) {
     CostModel cost(cluster, profile);
     PlanRequest request = requestFor(cluster);
     CandidateBuilder builder(cost, request);
-    for (const Candidate &candidate :
-         baselineCandidates(builder, Strategy::Search)) {
+    // The baselines' candidates, and each again under full sharding where
+    // the stages' sample ranges line up: elsewhere a stage in lockstep
+    // sends its samples out of order and the next may keep more
+    // micro-batches in flight (evaluation simulates those).
+    std::vector<Candidate> candidates =
+        baselineCandidates(builder, Strategy::Search);
+    for (size_t i = 0, n = candidates.size(); i < n; ++i) {
+      CandidateOptions options = candidates[i].options;
+      options.sharding = ShardingKind::Full;
+      std::optional<Candidate> full =
+          builder.build(candidates[i].layout(), options);
+      if (full && full->rangesAligned())
+        candidates.push_back(std::move(*full));
+    }
+    for (const Candidate &candidate : candidates) {
       std::vector<RankSchedule> schedule = buildSchedule(candidate.plan);
       std::vector<std::vector<int64_t>> estimates;
       for (size_t s = 0; s < candidate.plan.stages.size(); ++s)
