@@ -286,7 +286,9 @@ double CostModel::computeSeconds(int device, int64_t firstSegment,
     }
   }
   double flops = flopsPerSample * samples;
-  double bytes = bytesPerSample * samples;
+  // The profile counts f32 bytes; bf16 and f16 stages move half of them.
+  double bytes = bytesPerSample * samples * activationElementBytes(computedIn) /
+                 kElementBytes;
   double peak = peakFlopsIn(gpu, computedIn);
   // The curve's half point is a fixed time per call at the reference peak:
   // it scales with the peak of the precision computed in.

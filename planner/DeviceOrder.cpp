@@ -43,6 +43,26 @@ std::vector<std::vector<T>> ordersOf(std::vector<T> items) {
   return orders;
 }
 
+/// Nodes of at most this many distinct sequences of GPU types are tried in
+/// every one: inside a node every device has the same links, so which
+/// types sit next to which is free (a slow GPU between two stages of fast
+/// ones, say). Larger nodes keep their types together.
+constexpr size_t kMaxNodeSequences = 24;
+
+/// Every distinct sequence of the multiset `types` (sorted), or none if
+/// there are more than kMaxNodeSequences.
+std::vector<std::vector<std::string>>
+typeSequences(std::vector<std::string> types) {
+  llvm::sort(types);
+  std::vector<std::vector<std::string>> sequences;
+  do {
+    if (sequences.size() == kMaxNodeSequences)
+      return {};
+    sequences.push_back(types);
+  } while (std::next_permutation(types.begin(), types.end()));
+  return sequences;
+}
+
 /// Sorts names by memory per device, largest first (the first stages keep
 /// the most micro-batches in flight), ties by name: never by their order in
 /// the cluster file, so that reordering the file changes no plan.
@@ -114,12 +134,29 @@ std::vector<std::vector<int>> deviceOrders(const Cluster &cluster,
     sortByMemory(kinds, [&](const std::string &k) { return kindMemory[k]; });
 
   // Each choice dimension: the datacenter order, each datacenter's kind
-  // order, the type order inside nodes.
+  // order, the type order inside nodes, and each small node kind's
+  // sequence of types (which then replaces the type order there).
   std::vector<std::vector<std::vector<std::string>>> dimensions;
   dimensions.push_back(ordersOf(datacenters));
   for (const std::string &dc : datacenters)
     dimensions.push_back(ordersOf(kindsOf[dc]));
-  dimensions.push_back(ordersOf(types));
+  std::map<std::string, size_t> sequenceDimension;
+  for (const std::string &dc : datacenters)
+    for (const std::string &kind : kindsOf[dc]) {
+      std::vector<std::string> nodeTypes;
+      for (int d : cluster.nodes[nodesOfKind[kind].front()].devices)
+        nodeTypes.push_back(cluster.devices[d].gpu.type);
+      std::vector<std::vector<std::string>> sequences =
+          typeSequences(nodeTypes);
+      if (sequences.size() < 2)
+        continue;
+      sequenceDimension[kind] = dimensions.size();
+      dimensions.push_back(std::move(sequences));
+    }
+  bool typesMatter = sequenceDimension.size() < nodesOfKind.size();
+  dimensions.push_back(typesMatter
+                           ? ordersOf(types)
+                           : std::vector<std::vector<std::string>>{types});
   size_t combinations = 1;
   for (const auto &dimension : dimensions)
     combinations = std::min<size_t>(combinations * dimension.size(), 1 << 20);
@@ -138,15 +175,35 @@ std::vector<std::vector<int>> deviceOrders(const Cluster &cluster,
     std::vector<int> &order = orders.emplace_back();
     for (const std::string &dc : *choice.front()) {
       size_t dcIndex = llvm::find(datacenters, dc) - datacenters.begin();
-      for (const std::string &kind : *choice[1 + dcIndex])
-        for (int n : nodesOfKind[kind])
-          for (const std::string &type : typeOrder)
-            for (int d : cluster.nodes[n].devices)
-              if (cluster.devices[d].gpu.type == type)
-                order.push_back(d);
+      for (const std::string &kind : *choice[1 + dcIndex]) {
+        auto sequence = sequenceDimension.find(kind);
+        for (int n : nodesOfKind[kind]) {
+          std::vector<int> devices = cluster.nodes[n].devices;
+          if (sequence == sequenceDimension.end()) {
+            for (const std::string &type : typeOrder)
+              for (int d : devices)
+                if (cluster.devices[d].gpu.type == type)
+                  order.push_back(d);
+            continue;
+          }
+          // The sequence's k-th GPU of a type is the node's k-th.
+          for (const std::string &type : *choice[sequence->second]) {
+            auto next = llvm::find_if(devices, [&](int d) {
+              return d >= 0 && cluster.devices[d].gpu.type == type;
+            });
+            order.push_back(*next);
+            *next = -1;
+          }
+        }
+      }
     }
   }
-  return orders;
+  // Type orders of nodes of one type give the same device order.
+  std::vector<std::vector<int>> distinct;
+  for (std::vector<int> &order : orders)
+    if (!llvm::is_contained(distinct, order))
+      distinct.push_back(std::move(order));
+  return distinct;
 }
 
 std::vector<std::vector<int>> splitIntoUnits(const Cluster &cluster,

@@ -41,10 +41,16 @@ std::optional<Strategy> parseStrategy(llvm::StringRef name) {
 
 namespace {
 
-/// Device orders tried: the datacenter, node-kind and GPU-type orders.
-constexpr size_t kMaxOrders = 8;
 /// Units the stage split cuts between: its cost grows with their square.
 constexpr size_t kMaxUnits = 32;
+/// Device orders tried (the datacenter, node-kind and GPU-type orders):
+/// as many as keep the stage splits' work at that of 8 orders of the most
+/// units.
+constexpr size_t kOrderBudget = 8 * kMaxUnits * kMaxUnits;
+size_t maxOrders(const Cluster &cluster) {
+  size_t units = std::min(cluster.devices.size(), kMaxUnits);
+  return kOrderBudget / (units * units);
+}
 constexpr int64_t kMaxStages = 16;
 /// Candidates judged (simulated where small enough), best estimates first,
 /// and the simulation work they may take: the search's own, each
@@ -100,7 +106,8 @@ std::vector<Candidate> searchCandidates(const CandidateBuilder &builder,
                                         const Cluster &cluster) {
   std::vector<Candidate> candidates;
   std::optional<ShardingKind> only = builder.request().sharding;
-  for (const std::vector<int> &order : deviceOrders(cluster, kMaxOrders)) {
+  for (const std::vector<int> &order :
+       deviceOrders(cluster, maxOrders(cluster))) {
     std::vector<std::vector<int>> units =
         splitIntoUnits(cluster, order, kMaxUnits);
     for (ShardingKind sharding : {ShardingKind::Optimizer, ShardingKind::Full})

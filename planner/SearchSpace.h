@@ -35,12 +35,13 @@ struct StageDevices {
 using StageLayout = std::vector<StageDevices>;
 
 /// Device indices where each node's devices are consecutive (grouped by GPU
-/// type), as are the nodes of one datacenter and the alike nodes of one
-/// datacenter: stages are runs of consecutive devices, so the slow links
-/// (between nodes, between datacenters) fall between stages unless a stage
-/// needs more devices than a node holds. At most `maxOrders` orders, which
-/// differ in the order of datacenters, of node kinds within one, and of GPU
-/// types within a node.
+/// type, or in any sequence of types in small nodes), as are the nodes of
+/// one datacenter and the alike nodes of one datacenter: stages are runs of
+/// consecutive devices, so the slow links (between nodes, between
+/// datacenters) fall between stages unless a stage needs more devices than
+/// a node holds. At most `maxOrders` distinct orders, which differ in the
+/// order of datacenters, of node kinds within one, and of GPU types within
+/// a node.
 std::vector<std::vector<int>> deviceOrders(const Cluster &cluster,
                                            size_t maxOrders);
 

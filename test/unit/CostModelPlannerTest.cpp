@@ -83,6 +83,11 @@ TEST(CostModelPlanner, MemoryBoundCallsTakeTheirBytesOverBandwidth) {
   CostModel cost(cluster, profile);
   // 2 GB at 100 GB/s = 0.02 s, above the FLOPs' (2e6 + 8e7) / 4e12.
   expectNear(0.02, cost.computeSeconds(0, 0, 1, false, 2));
+  // The profile's bytes are f32 tensors; 16-bit activations halve them.
+  expectNear(0.01,
+             cost.computeSeconds(0, 0, 1, false, 2, false, Precision::BF16));
+  expectNear(0.01,
+             cost.computeSeconds(0, 0, 1, false, 2, false, Precision::F16));
 }
 
 TEST(CostModelPlanner, TransfersTakeLatencyPlusBytesOverBandwidth) {

@@ -175,6 +175,32 @@ TEST(SearchTest, BeatsOrTiesEveryBaselineOnEveryExampleCluster) {
   }
 }
 
+TEST(SearchTest, SmallNodesTryEverySequenceOfTheirGpuTypes) {
+  // The demo box's one node: two L4s, an A6000 and a P40 share its links,
+  // so all 4! / 2! = 12 sequences of their types are orders to cut stages
+  // from (a P40 between an A6000 and an L4, say); larger nodes keep their
+  // types together.
+  llvm::Expected<Cluster> cluster = readClusterFile(
+      std::string(HETC_SOURCE_DIR) + "/models/clusters/demo-box.yaml");
+  ASSERT_TRUE(bool(cluster)) << llvm::toString(cluster.takeError());
+  std::set<std::vector<std::string>> sequences;
+  for (const std::vector<int> &order : deviceOrders(*cluster, 100)) {
+    std::vector<int> sorted = order;
+    llvm::sort(sorted);
+    EXPECT_EQ(sorted, (std::vector<int>{0, 1, 2, 3}));
+    std::vector<std::string> types;
+    for (int d : order)
+      types.push_back(cluster->devices[d].gpu.type);
+    sequences.insert(types);
+  }
+  EXPECT_EQ(sequences.size(), 12u);
+  EXPECT_TRUE(sequences.count({"A6000", "P40", "L4", "L4"}));
+  EXPECT_EQ(deviceOrders(*cluster, 5).size(), 5u);
+  // Four V100s and four A10Gs in two nodes of one type each: one sequence
+  // per node, so just the two node orders.
+  EXPECT_EQ(deviceOrders(parseOrFail(kTwoSmallNodes), 100).size(), 2u);
+}
+
 TEST(SearchTest, WanFallsBetweenStages) {
   ModelProfile profile = decoderProfile(DecoderShape::gpt2Small(), kSeqLen);
   llvm::Expected<Cluster> cluster = readClusterFile(
