@@ -3,9 +3,11 @@
 // Enumerates every ordered partition of the devices into stages (devices of
 // one type on one node are interchangeable, so a stage is a count per such
 // class), every contiguous segment split, every split of the batch over a
-// stage's classes (even within a class), every micro-batch count, and both
-// schedules where the stages' sample ranges differ; the builder's rules
-// give recompute, memory fits and shards, and the simulator judges.
+// stage's classes (even within a class), every micro-batch count, both
+// shardings (full where every replica of a stage can run the count in
+// lockstep), and both schedules where the stages' sample ranges differ; the
+// builder's rules give recompute, memory fits and shards, and the simulator
+// judges.
 //
 // Branch and bound keeps it tractable: it starts from the search's plan and
 // skips whatever a lower bound on the simulated step shows cannot beat the
@@ -377,19 +379,48 @@ private:
         continue;
       CandidateOptions options{ShareRule::Throughput, ShardRule::Balanced,
                                target, ScheduleKind::OneForwardOneBackward};
-      for (ScheduleKind schedule :
-           {ScheduleKind::OneForwardOneBackward, ScheduleKind::GPipe}) {
-        options.schedule = schedule;
-        std::optional<Candidate> candidate =
-            builder.build(layout, options, &shares);
-        if (!candidate)
-          return llvm::Error::success();
-        bool aligned = candidate->rangesAligned();
-        if (llvm::Expected<double> seconds = best.offer(*candidate); !seconds)
-          return seconds.takeError();
-        if (aligned)
-          break;
+      for (ShardingKind sharding :
+           {ShardingKind::Optimizer, ShardingKind::Full}) {
+        if (builder.request().sharding.value_or(sharding) != sharding ||
+            (sharding == ShardingKind::Full && !inLockstep(target)))
+          continue;
+        options.sharding = sharding;
+        if (llvm::Error error = offerSchedules(options))
+          return error;
       }
+    }
+    return llvm::Error::success();
+  }
+
+  /// Whether the shares let every replicated stage run `count`
+  /// micro-batches on each replica (full sharding's lockstep): the bound
+  /// above holds for those micro-batches too, and the builder keeps the
+  /// shares.
+  bool inLockstep(int64_t count) const {
+    if (batch % count != 0)
+      return false;
+    return llvm::all_of(shares, [&](const std::vector<int64_t> &stageShares) {
+      return stageShares.size() == 1 ||
+             llvm::all_of(stageShares,
+                          [&](int64_t n) { return n % count == 0; });
+    });
+  }
+
+  /// The candidate of the current shares under `options`, with GPipe too
+  /// where the stages' sample ranges differ.
+  llvm::Error offerSchedules(CandidateOptions options) {
+    for (ScheduleKind schedule :
+         {ScheduleKind::OneForwardOneBackward, ScheduleKind::GPipe}) {
+      options.schedule = schedule;
+      std::optional<Candidate> candidate =
+          builder.build(layout, options, &shares);
+      if (!candidate)
+        return llvm::Error::success();
+      bool aligned = candidate->rangesAligned();
+      if (llvm::Expected<double> seconds = best.offer(*candidate); !seconds)
+        return seconds.takeError();
+      if (aligned)
+        break;
     }
     return llvm::Error::success();
   }

@@ -434,6 +434,13 @@ TEST(SearchTest, FullShardingWhereOnlyItFits) {
   for (const Replica &replica : plan.stages[0].replicas)
     EXPECT_EQ(replica.numSamples, 6) << printPlan(plan);
   EXPECT_TRUE(equalCounts(plan.stages[0]));
+  // Every plan of the space: full sharding too, and no faster.
+  llvm::Expected<PlanResult> best = exhaustivePlan(cluster, cost, request);
+  ASSERT_TRUE(bool(best)) << llvm::toString(best.takeError());
+  EXPECT_EQ(best->plan.sharding, ShardingKind::Full);
+  EXPECT_GE(result->predicted.tokensPerSecond,
+            0.98 * best->predicted.tokensPerSecond)
+      << printPlan(best->plan);
   // The baselines shard the optimizer state only: nothing fits.
   for (Strategy baseline : baselineStrategies()) {
     SCOPED_TRACE(strategyName(baseline).str());
