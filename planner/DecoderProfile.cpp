@@ -70,8 +70,11 @@ ModelProfile decoderProfile(const DecoderShape &shape, int64_t seqLen) {
   chain.push_back(
       segment(2 * shape.width, 7 * t * d, 16 * t * d, hidden, hidden, hidden));
   // The LM head reads the token embedding (tied): no parameters of its own.
+  int64_t head = static_cast<int64_t>(chain.size());
   chain.push_back(
       segment(0, 2 * t * d * v, 4 * t * d * v, hidden, hidden, logits));
+  profile.sharedParameters.push_back(
+      {"wte.weight", chain[0].parameters, chain[0].parameterBytes, {0, head}});
   chain.push_back(segment(0, 7 * t * v, 9 * t * v,
                           logits + seqLen * tokenIdBytes, logits, 0));
   return profile;

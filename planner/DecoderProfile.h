@@ -7,9 +7,8 @@
 // embedding, position embedding, then per layer an attention and an MLP
 // segment, the final layer norm, the (tied) LM head and the loss. The
 // per-segment formulas match hetc profile's figures for GPT-2 124M at
-// T = 1024 to within 1% (FLOPs, parameters, saved and boundary bytes). The
-// tie is not listed in sharedParameters (hetc profile lists it): the
-// exhaustive search the tests compare with does not bound its all-reduce.
+// T = 1024 to within 1% (FLOPs, parameters, saved and boundary bytes), and
+// list the tie of the token embedding and the LM head as hetc profile does.
 //
 //===----------------------------------------------------------------------===//
 

@@ -130,6 +130,13 @@ TEST(SearchTest, DecoderProfileMatchesHetcProfile) {
   EXPECT_NEAR(segment[28].savedActivationBytes, 205.861e6, 0.001e6);
   EXPECT_NEAR(total.forwardFlops, 293.9e9, 0.1e9);
   EXPECT_NEAR(total.backwardFlops, 606.2e9, 0.2e9);
+  // The LM head reads the token embedding.
+  ASSERT_EQ(profile.sharedParameters.size(), 1u);
+  const SharedParameter &tied = profile.sharedParameters[0];
+  EXPECT_EQ(tied.name, "wte.weight");
+  EXPECT_EQ(tied.elements, 38597376);
+  EXPECT_EQ(tied.bytes, 4 * 38597376);
+  EXPECT_EQ(tied.segments, (std::vector<int64_t>{0, 27}));
 }
 
 TEST(SearchTest, StrategyNamesRoundTrip) {
@@ -296,8 +303,8 @@ TEST(SearchTest, NoPlanIsFasterThanItsBusiestChannelAllows) {
   }
 }
 
-void expectNearExhaustive(const Cluster &cluster, PrecisionChoice precision) {
-  ModelProfile profile = decoderProfile(DecoderShape::gpt2Small(), kSeqLen);
+void expectNearExhaustive(const Cluster &cluster, PrecisionChoice precision,
+                          const ModelProfile &profile) {
   CostModel cost(cluster, profile, precision);
   PlanRequest request = requestFor(cluster);
   llvm::Expected<PlanResult> searched = choosePlan(cluster, cost, request);
@@ -318,13 +325,21 @@ TEST(SearchTest, WithinTwoPercentOfExhaustiveOnDemoBox) {
   llvm::Expected<Cluster> cluster = readClusterFile(
       std::string(HETC_SOURCE_DIR) + "/models/clusters/demo-box.yaml");
   ASSERT_TRUE(bool(cluster)) << llvm::toString(cluster.takeError());
-  // Each stage in the precision its GPUs train fastest in.
-  expectNearExhaustive(*cluster, PrecisionChoice());
+  // Each stage in the precision its GPUs train fastest in, and in f32.
+  ModelProfile profile = decoderProfile(DecoderShape::gpt2Small(), kSeqLen);
+  expectNearExhaustive(*cluster, PrecisionChoice(), profile);
+  expectNearExhaustive(*cluster, Precision::F32, profile);
 }
 
 TEST(SearchTest, WithinTwoPercentOfExhaustiveOnEightDevices) {
-  expectNearExhaustive(parseOrFail(kTwoSmallNodes), Precision::F32);
-  expectNearExhaustive(parseOrFail(kTwoSmallNodes), PrecisionChoice());
+  // Without the tie: with it the exhaustive search takes about ten minutes
+  // here (its bounds leave out the tie's all-reduce, which two-stage plans
+  // pay over Ethernet), too long for a unit test; the search is within 2%
+  // of it then too.
+  ModelProfile profile = decoderProfile(DecoderShape::gpt2Small(), kSeqLen);
+  profile.sharedParameters.clear();
+  expectNearExhaustive(parseOrFail(kTwoSmallNodes), Precision::F32, profile);
+  expectNearExhaustive(parseOrFail(kTwoSmallNodes), PrecisionChoice(), profile);
 }
 
 TEST(SearchTest, ExhaustiveRefusesLargeClusters) {
