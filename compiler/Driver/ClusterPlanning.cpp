@@ -73,7 +73,7 @@ llvm::cl::ValuesClass shardingFlagValues() {
       clEnumValN(ShardingFlag::optimizer, "optimizer",
                  "optimizer state and reduced gradients sharded (ZeRO-2)"),
       clEnumValN(ShardingFlag::full, "full",
-                 "parameters too, gathered around every call (FSDP)"));
+                 "parameters too, gathered around every call (FSDP-style)"));
 }
 
 std::optional<planner::ShardingKind> shardingChoice(ShardingFlag flag) {
