@@ -274,7 +274,7 @@ void CandidateBuilder::assignShares(Candidate &candidate, size_t s,
 
 void CandidateBuilder::chooseMicroBatches(Candidate &candidate,
                                           size_t s) const {
-  if (inLockstep(candidate, s)) {
+  if (inLockstep(candidate.plan, s)) {
     lockstep(candidate, s,
              lockstepCount(request_.globalBatch,
                            candidate.plan.stages[s].replicas.size(),
@@ -285,11 +285,6 @@ void CandidateBuilder::chooseMicroBatches(Candidate &candidate,
     replica.microBatch = largestDivisorAtMost(
         replica.numSamples,
         ceilDiv(replica.numSamples, candidate.options.microBatches));
-}
-
-bool CandidateBuilder::inLockstep(const Candidate &candidate, size_t s) const {
-  return candidate.plan.sharding == ShardingKind::Full &&
-         candidate.plan.stages[s].replicas.size() > 1;
 }
 
 void CandidateBuilder::lockstep(Candidate &candidate, size_t s,
@@ -313,7 +308,7 @@ void CandidateBuilder::balanceShares(Candidate &candidate, size_t s) const {
   // In lockstep samples move a micro-batch count at a time, one sample to
   // each of a replica's micro-batches.
   int64_t grain = 1, target = candidate.options.microBatches;
-  if (inLockstep(candidate, s))
+  if (inLockstep(candidate.plan, s))
     grain = target = stage.replicas.front().numMicroBatches();
   std::vector<int64_t> share;
   for (const Replica &replica : stage.replicas)
@@ -374,7 +369,7 @@ void CandidateBuilder::finish(Candidate &candidate) const {
     for (Replica &replica : stage.replicas)
       replica.microBatch =
           largestDivisorAtMost(replica.numSamples, replica.microBatch);
-    if (inLockstep(candidate, s) && !equalCounts(stage))
+    if (inLockstep(candidate.plan, s) && !equalCounts(stage))
       lockstep(candidate, s,
                lockstepCount(request_.globalBatch, stage.replicas.size(),
                              stage.replicas.front().numMicroBatches()));
@@ -435,7 +430,7 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
     }
     // In lockstep every call gathers the parameters, every backward
     // scatters its gradients, and each call waits for the slowest replica.
-    bool lockstep = inLockstep(candidate, s);
+    bool lockstep = inLockstep(candidate.plan, s);
     bool gathers = lockstep && range.parameters > 0;
     double optimizer = 0;
     for (size_t r = 0; r < stage.replicas.size(); ++r) {

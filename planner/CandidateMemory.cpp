@@ -186,7 +186,7 @@ CandidateBuilder::estimatedRankBytes(const Candidate &candidate,
 }
 
 bool CandidateBuilder::fitMemory(Candidate &candidate, size_t s) const {
-  if (inLockstep(candidate, s))
+  if (inLockstep(candidate.plan, s))
     return fitLockstep(candidate, s);
   Stage &stage = candidate.plan.stages[s];
   StageMemory memory(cost_, candidate.plan, s);

@@ -382,7 +382,7 @@ private:
       for (ShardingKind sharding :
            {ShardingKind::Optimizer, ShardingKind::Full}) {
         if (builder.request().sharding.value_or(sharding) != sharding ||
-            (sharding == ShardingKind::Full && !inLockstep(target)))
+            (sharding == ShardingKind::Full && !sharesAllowLockstep(target)))
           continue;
         options.sharding = sharding;
         if (llvm::Error error = offerSchedules(options))
@@ -396,7 +396,7 @@ private:
   /// micro-batches on each replica (full sharding's lockstep): the bound
   /// above holds for those micro-batches too, and the builder keeps the
   /// shares.
-  bool inLockstep(int64_t count) const {
+  bool sharesAllowLockstep(int64_t count) const {
     if (batch % count != 0)
       return false;
     return llvm::all_of(shares, [&](const std::vector<int64_t> &stageShares) {

@@ -302,6 +302,11 @@ Plan dataParallelPlan(int64_t devices, int64_t globalBatch,
   return plan;
 }
 
+bool inLockstep(const Plan &plan, size_t stage) {
+  return plan.sharding == ShardingKind::Full &&
+         plan.stages[stage].replicas.size() > 1;
+}
+
 std::vector<int64_t> shardCounts(const Stage &stage, int64_t numElements) {
   size_t numReplicas = stage.replicas.size();
   std::vector<int64_t> counts(numReplicas, 0);

@@ -104,6 +104,11 @@ llvm::Expected<Plan> parsePlan(llvm::StringRef json);
 /// Reads and parses the plan file `path`; errors name the file.
 llvm::Expected<Plan> readPlanFile(llvm::StringRef path);
 
+/// Whether the replicas of stage `stage` run in lockstep: under Full
+/// sharding, with several replicas, every call of theirs is bracketed by
+/// collectives over them.
+bool inLockstep(const Plan &plan, size_t stage);
+
 /// Checks `plan` for a step of `globalBatch` samples over a chain of
 /// `numSegments` segments: segment ranges cover the chain in order without
 /// gaps; each stage's sample ranges partition [0, globalBatch); micro-batches

@@ -194,7 +194,7 @@ std::vector<Candidate> neighbours(const CandidateBuilder &builder,
     size_t replicas = stage.replicas.size();
     if (replicas > kMaxReplicasForSampleMoves)
       continue;
-    bool lockstep = from.plan.sharding == ShardingKind::Full && replicas > 1;
+    bool lockstep = inLockstep(from.plan, s);
     for (size_t i = 0; i < replicas; ++i) {
       const Replica &replica = stage.replicas[i];
       int64_t samples = replica.numSamples;

@@ -173,9 +173,6 @@ private:
                     const std::vector<int64_t> *shares) const;
   void alignPipelines(Candidate &candidate) const;
   void chooseMicroBatches(Candidate &candidate, size_t stage) const;
-  /// Whether the stage's replicas run in lockstep (full sharding, several
-  /// replicas, parameters to gather).
-  bool inLockstep(const Candidate &candidate, size_t stage) const;
   /// Rounds the stage's shares to multiples of `count` micro-batches each
   /// (count divides the batch), in proportion to the shares they had.
   void lockstep(Candidate &candidate, size_t stage, int64_t count) const;
