@@ -16,13 +16,15 @@ bench/gpu/device-prepare.sh wrote on the build machine is its input. Parts, in o
              torch.compile, tokens/s and MFU (bench/gpu_bench.py)
   hetero     the demo-box plan with --share-gpu: measured step vs the planner's
   profile    one hetrun step of GPT-2 124M under Nsight Compute: time per kernel
+  trace      GPT-2 124M under hetrun --profile (CUDA events on the rank's stream):
+             the trace, for Perfetto and for `hetc measure` on the build machine
   sanitizer  the CUDA gtests again under compute-sanitizer memcheck, with what time
              is left
 
 A part that fails says why and the rest go on; a part that would start with too
 little of the budget left is skipped and says so. Results: OUT/summary.md (the
 one-screen summary, also printed), OUT/results.json, OUT/log.txt (every command's
-output), OUT/bench.json and OUT/kernels-*.csv.
+output), OUT/bench.json, OUT/kernels-*.csv and OUT/trace-*.json.
 """
 import argparse
 import glob
@@ -416,6 +418,23 @@ def part_profile(check):
                                        f"(step 1 without CUDA graphs; {csv_path})"}
 
 
+def part_trace(check):
+    """hetrun --profile on the first single-GPU package: every launch timed by CUDA
+    events, the trace and hetrun's table of time per op kind."""
+    prepare = prepare_bench(check)
+    model = next(m for m in prepare["models"] if m["kind"] == "single")
+    pkg = os.path.join(bench_packages(check), model["package"])
+    trace = os.path.join(check.out, f"trace-{model['name']}.json")
+    code, out = check.run(["hetrun", pkg, "--data", bench_tokens(check), "--steps", "3",
+                           "--backend", "cuda", "--profile", trace], check.left() - 5)
+    if code != 0:
+        return {"status": "failed", "message": f"hetrun --profile exited with {code}: "
+                                               f"{last_lines(out)}"}
+    check.results["trace_summary"] = out
+    return {"status": "ok", "message": f"{model['name']}: 3 steps, {trace} "
+                                       f"({os.path.getsize(trace) // 1024} KiB)"}
+
+
 # ------------------------------------------------------------------------------ main
 
 def summary(check):
@@ -429,6 +448,9 @@ def summary(check):
         lines.append(f"| {name} | {r['status']} | {r.get('seconds', '—')} | {text} |")
     if check.results.get("kernel_times"):
         lines += ["", "## Time per kernel (Nsight Compute)", "", check.results["kernel_times"]]
+    if check.results.get("trace_summary"):
+        table = check.results["trace_summary"].strip().splitlines()[-40:]
+        lines += ["", "## hetrun --profile (CUDA events)", "", "```", *table, "```"]
     bench = os.path.join(check.out, "bench.json")
     if os.path.exists(bench):
         code, out = check.run([PY, os.path.join(ROOT, "bench", "gpu_bench.py"), "--bin",
@@ -441,7 +463,7 @@ def summary(check):
 
 
 PARTS = ("env", "binaries", "tests", "e2e", "sized", "bench", "hetero", "profile",
-         "sanitizer")
+         "trace", "sanitizer")
 
 
 def main(argv=None):
@@ -484,6 +506,7 @@ def main(argv=None):
             ("bench", 120, lambda c: part_bench(c, "single")),
             ("hetero", 30, lambda c: part_bench(c, "hetero")),
             ("profile", 60, part_profile),
+            ("trace", 20, part_trace),
             ("sanitizer", 40, part_sanitizer)]
     for name, needs, function in plan:
         if name not in wanted and name not in ("env", "binaries"):

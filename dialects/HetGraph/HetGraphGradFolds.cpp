@@ -124,6 +124,10 @@ OpFoldResult GatherGradOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult SliceGradOp::fold(FoldAdaptor adaptor) {
   RankedTensorType type = getType();
+  // A slice of everything with unit steps: the gradient is the input's.
+  if (getResultGrad().getType() == type &&
+      llvm::all_of(getSteps(), [](int64_t s) { return s == 1; }))
+    return getResultGrad();
   std::optional<eval::Array> dy = readArray(adaptor.getResultGrad());
   if (!dy || !type.hasStaticShape() ||
       type.getNumElements() > kMaxFoldedElements)

@@ -94,6 +94,7 @@ def HetG_AddOp : HetG_BroadcastBinaryOp<"add", [Commutative, HetG_Differentiable
     %z = hetg.add %x, %b : tensor<2x16x64xf32>, tensor<64xf32>
     ```
   }];
+  let hasCanonicalizer = 1;
 }
 def HetG_SubOp : HetG_BroadcastBinaryOp<"sub", [HetG_Differentiable]> {
   let summary = "Elementwise difference with broadcasting";
@@ -395,6 +396,7 @@ def HetG_ConcatOp : HetG_InferredOp<"concat", [HetG_Differentiable]> {
   let results = (outs HetG_NumericTensor:$result);
   let assemblyFormat = "$inputs prop-dict attr-dict `:` type($inputs)";
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def HetG_GatherOp : HetG_InferredOp<"gather", [HetG_Differentiable]> {

@@ -12,7 +12,7 @@
 
 #include "runtime/cuda/Gemm.h"
 
-#include "runtime/cuda/internal/CublasLt.h"
+#include "runtime/cuda/internal/AlignedRows.h"
 #include "runtime/cuda/internal/GemmKernels.h"
 
 #include <climits>
@@ -182,7 +182,7 @@ Status runProduct(const char *kernel, const TensorView &a, const TensorView &b,
     lt.b = a.data;
     lt.d = c.data;
     lt.aux = aux;
-    HETC_RETURN_IF_ERROR(internal::ltMatmul(lt, stream), kernel);
+    HETC_RETURN_IF_ERROR(internal::alignedLtMatmul(lt, stream), kernel);
     return okStatus();
   }
 
@@ -211,7 +211,7 @@ Status runProduct(const char *kernel, const TensorView &a, const TensorView &b,
     lt.b = aBytes + static_cast<size_t>(offA * p.matrixA) * elem;
     lt.d = cBytes + offC;
     lt.aux = auxBytes ? auxBytes + offC : nullptr;
-    HETC_RETURN_IF_ERROR(internal::ltMatmul(lt, stream), kernel);
+    HETC_RETURN_IF_ERROR(internal::alignedLtMatmul(lt, stream), kernel);
   }
   return okStatus();
 }

@@ -181,27 +181,35 @@ __global__ void paramGradPartialKernel(const T *x, const T *dy,
   }
 }
 
-// dscale[c] (+)= sum over chunks of partScale[chunk][c], in chunk order (in
-// double, as the CPU kernel sums), and likewise dbias.
+// dscale[c] (+)= sum over chunks of partScale[chunk][c] (in double, as the
+// CPU kernel sums), and likewise dbias. One warp per column: its lanes
+// stride over the chunks and meet in a fixed shuffle tree, so the order is
+// fixed for given shapes. blockDim = (32, columns per block).
 template <typename P>
 __global__ void paramGradFinalKernel(const float *partScale,
                                      const float *partBias, int64_t chunks,
                                      int64_t cols, P *dscale, P *dbias,
                                      bool accumulate) {
-  for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       c < cols; c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    double s = 0.0, b = 0.0;
-    for (int64_t k = 0; k < chunks; ++k) {
-      s += partScale[k * cols + c];
-      b += partBias[k * cols + c];
-    }
-    if (dscale)
-      dscale[c] = store<P>(static_cast<float>(
-          (accumulate ? static_cast<double>(load(dscale[c])) : 0.0) + s));
-    if (dbias)
-      dbias[c] = store<P>(static_cast<float>(
-          (accumulate ? static_cast<double>(load(dbias[c])) : 0.0) + b));
+  int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
+  if (c >= cols)
+    return; // the whole warp
+  double s = 0.0, b = 0.0;
+  for (int64_t k = threadIdx.x; k < chunks; k += 32) {
+    s += partScale[k * cols + c];
+    b += partBias[k * cols + c];
   }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    s += __shfl_xor_sync(0xffffffffu, s, offset);
+    b += __shfl_xor_sync(0xffffffffu, b, offset);
+  }
+  if (threadIdx.x != 0)
+    return;
+  if (dscale)
+    dscale[c] = store<P>(static_cast<float>(
+        (accumulate ? static_cast<double>(load(dscale[c])) : 0.0) + s));
+  if (dbias)
+    dbias[c] = store<P>(static_cast<float>(
+        (accumulate ? static_cast<double>(load(dbias[c])) : 0.0) + b));
 }
 
 // ---- host side
@@ -332,7 +340,7 @@ Status launchParamGrads(const char *name, const TensorView &x,
   HETC_RETURN_IF_ERROR(launchStatus(name));
   dispatchFloat(paramType, [&](auto p) {
     using P = decltype(p);
-    paramGradFinalKernel<P><<<blocksFor(cols, 256), 256, 0, stream>>>(
+    paramGradFinalKernel<P><<<blocksFor(cols, 8), dim3(32, 8), 0, stream>>>(
         partScale, partBias, chunks, cols, mutablePtr<P>(dscale),
         mutablePtr<P>(dbias), accumulate);
   });

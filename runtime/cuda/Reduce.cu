@@ -13,12 +13,16 @@
 // share each output, striding over its reduced elements, and combine
 // through warp shuffles and shared memory (reduceGroupsKernel); when the
 // reduced axes are the innermost ones, the G threads read one contiguous run.
+// Column sums of a row-major [R, C] matrix (bias gradients) read 16 bytes
+// per thread and split R into slices reduced side by side into partials,
+// which a second kernel combines in slice order (columnSlicesKernel).
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cuda/Reduce.h"
 
 #include "runtime/base/ReduceShape.h"
+#include "runtime/cuda/internal/CublasLt.h"
 #include "runtime/cuda/internal/DeviceFloat.cuh"
 #include "runtime/cuda/internal/StridedIndex.cuh"
 
@@ -160,6 +164,72 @@ __global__ void __launch_bounds__(1024)
   }
 }
 
+/// x is a row-major [rows, cols] matrix, 16-byte aligned, cols a multiple
+/// of V (V elements are 16 bytes). blockDim = (32, kSliceRowGroups):
+/// threadIdx.x picks V adjacent columns, threadIdx.y a row residue within
+/// the slice blockIdx.y of `sliceRows` rows. One slice writes y; several
+/// write partial[slice][col] for combineSlicesKernel.
+constexpr int kSliceRowGroups = 8;
+
+template <typename T, int V, bool kMax>
+__global__ void __launch_bounds__(32 * kSliceRowGroups)
+    columnSlicesKernel(const T *x, T *y, typename Reduction<kMax>::Acc *partial,
+                       int64_t rows, int64_t cols, int64_t sliceRows,
+                       double scale) {
+  using R = Reduction<kMax>;
+  using Acc = typename R::Acc;
+  __shared__ Acc sums[kSliceRowGroups][32 * V];
+  int64_t col = (int64_t(blockIdx.x) * 32 + threadIdx.x) * V;
+  int64_t begin = int64_t(blockIdx.y) * sliceRows;
+  int64_t end = min(rows, begin + sliceRows);
+  Acc acc[V];
+  for (int v = 0; v < V; ++v)
+    acc[v] = R::init();
+  if (col < cols) {
+#pragma unroll 4
+    for (int64_t r = begin + threadIdx.y; r < end; r += kSliceRowGroups) {
+      uint4 bits = *reinterpret_cast<const uint4 *>(x + r * cols + col);
+      const T *values = reinterpret_cast<const T *>(&bits);
+      for (int v = 0; v < V; ++v)
+        acc[v] = R::combine(acc[v], R::load(values[v]));
+    }
+  }
+  for (int v = 0; v < V; ++v)
+    sums[threadIdx.y][threadIdx.x * V + v] = acc[v];
+  __syncthreads();
+  if (threadIdx.y != 0 || col >= cols)
+    return;
+  for (int v = 0; v < V; ++v) {
+    Acc total = sums[0][threadIdx.x * V + v];
+    for (int g = 1; g < kSliceRowGroups; ++g)
+      total = R::combine(total, sums[g][threadIdx.x * V + v]);
+    if (gridDim.y == 1)
+      y[col + v] = R::template finish<T>(total, scale);
+    else
+      partial[int64_t(blockIdx.y) * cols + col + v] = total;
+  }
+}
+
+/// y[c] = the slices' partial[s][c] combined: one warp per column, whose
+/// lanes stride over the slices and meet in a fixed shuffle tree (a fixed
+/// order for given shapes). blockDim = (32, columns per block).
+template <typename T, bool kMax>
+__global__ void
+combineSlicesKernel(const typename Reduction<kMax>::Acc *partial, int slices,
+                    int64_t cols, T *y, double scale) {
+  using R = Reduction<kMax>;
+  int64_t c = int64_t(blockIdx.x) * blockDim.y + threadIdx.y;
+  if (c >= cols)
+    return; // the whole warp
+  typename R::Acc total = R::init();
+  for (int s = threadIdx.x; s < slices; s += 32)
+    total = R::combine(total, partial[int64_t(s) * cols + c]);
+  for (int offset = 16; offset > 0; offset /= 2)
+    total = R::combine(total, __shfl_xor_sync(0xffffffffu, total, offset));
+  if (threadIdx.x == 0)
+    y[c] = R::template finish<T>(total, scale);
+}
+
 // Innermost kept groups at least this wide use reduceColumnsKernel.
 constexpr int64_t kMinColumns = 16;
 // About the threads an H100 keeps resident; more only lengthens the tail.
@@ -214,6 +284,51 @@ ReducePlan planReduce(const Shape &shape, const std::vector<bool> &reduced) {
   return plan;
 }
 
+// Whether `plan` sums the rows of a row-major [R, C] matrix whose rows can
+// be read 16 bytes at a time (columnSlicesKernel).
+template <typename T> bool isColumnSlices(const ReducePlan &plan, const T *x) {
+  constexpr int64_t kVector = 16 / sizeof(T);
+  return plan.columns && plan.outer.dims.empty() && plan.red.dims.size() == 1 &&
+         plan.red.strides[0] == plan.inner && plan.inner % kVector == 0 &&
+         reinterpret_cast<uintptr_t>(x) % 16 == 0;
+}
+
+// Slices of at least kMinSliceRows rows, enough of them to fill the GPU
+// about 8 blocks deep, their partials within the thread's workspace.
+template <typename T, bool kMax>
+Status launchColumnSlices(const ReducePlan &plan, const T *x, T *y,
+                          double scale, const char *name) {
+  using Acc = typename Reduction<kMax>::Acc;
+  constexpr int kVector = 16 / sizeof(T);
+  constexpr int64_t kMinSliceRows = 8 * kSliceRowGroups;
+  void *workspace = nullptr;
+  size_t workspaceBytes = 0;
+  int multiprocessors = 0;
+  HETC_RETURN_IF_ERROR(
+      internal::threadWorkspace(&workspace, &workspaceBytes, &multiprocessors),
+      name);
+  int64_t rows = plan.reduceCount, cols = plan.inner;
+  int64_t colBlocks = (cols / kVector + 31) / 32;
+  int64_t slices = std::min(
+      {(int64_t(multiprocessors) * 8 + colBlocks - 1) / colBlocks,
+       (rows + kMinSliceRows - 1) / kMinSliceRows,
+       int64_t(workspaceBytes / (sizeof(Acc) * cols)), int64_t(65535)});
+  slices = std::max<int64_t>(slices, 1);
+  int64_t sliceRows = std::max<int64_t>(1, (rows + slices - 1) / slices);
+  slices = std::max<int64_t>(1, (rows + sliceRows - 1) / sliceRows);
+  Acc *partial = static_cast<Acc *>(workspace);
+  cudaStream_t stream = currentStream();
+  columnSlicesKernel<T, kVector, kMax>
+      <<<dim3(static_cast<unsigned>(colBlocks), static_cast<unsigned>(slices)),
+         dim3(32, kSliceRowGroups), 0, stream>>>(x, y, partial, rows, cols,
+                                                 sliceRows, scale);
+  if (slices > 1)
+    combineSlicesKernel<T, kMax>
+        <<<internal::blocksFor(cols, 8), dim3(32, 8), 0, stream>>>(
+            partial, static_cast<int>(slices), cols, y, scale);
+  return launchStatus(name);
+}
+
 template <typename T, typename I, bool kMax>
 Status launchReduce(const ReducePlan &plan, const T *x, T *y,
                     int64_t numOutputs, double scale, const char *name) {
@@ -264,6 +379,10 @@ Status reduceAs(ReduceOp op, const ReducePlan &plan, const TensorView &x,
   const T *in = x.as<T>();
   T *out = y.as<T>();
   int64_t n = y.numel();
+  if (isColumnSlices(plan, in))
+    return op == ReduceOp::kMax
+               ? launchColumnSlices<T, true>(plan, in, out, scale, name)
+               : launchColumnSlices<T, false>(plan, in, out, scale, name);
   if (op == ReduceOp::kMax)
     return small ? launchReduce<T, int32_t, true>(plan, in, out, n, scale, name)
                  : launchReduce<T, int64_t, true>(plan, in, out, n, scale, name);

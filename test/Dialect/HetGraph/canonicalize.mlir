@@ -233,3 +233,41 @@ func.func @integer_overflow() -> (tensor<2xi64>, tensor<2xi64>, tensor<2xi64>, t
   %p = hetg.mul %a, %two : tensor<2xi64>, tensor<2xi64>
   return %d, %n, %s, %p : tensor<2xi64>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>
 }
+
+// -----
+
+// The gradient of a fused QKV projection read by three slices: the sum of
+// their slice_grads is one concatenation, in column order whatever the
+// order of the adds.
+// CHECK-LABEL: func.func @qkv_gradient_is_a_concat
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x8xf32>, %[[K:.*]]: tensor<2x4x8xf32>, %[[V:.*]]: tensor<2x4x8xf32>)
+func.func @qkv_gradient_is_a_concat(%dq: tensor<2x4x8xf32>, %dk: tensor<2x4x8xf32>, %dv: tensor<2x4x8xf32>) -> tensor<2x4x24xf32> {
+  // CHECK-NEXT: %[[C:.*]] = hetg.concat %[[Q]], %[[K]], %[[V]] <{axis = 2 : i64}>
+  // CHECK-NEXT: return %[[C]]
+  %q = hetg.slice_grad %dq <{starts = array<i64: 0, 0, 0>, ends = array<i64: 2, 4, 8>, steps = array<i64: 1, 1, 1>}> : tensor<2x4x8xf32> -> tensor<2x4x24xf32>
+  %k = hetg.slice_grad %dk <{starts = array<i64: 0, 0, 8>, ends = array<i64: 2, 4, 16>, steps = array<i64: 1, 1, 1>}> : tensor<2x4x8xf32> -> tensor<2x4x24xf32>
+  %v = hetg.slice_grad %dv <{starts = array<i64: 0, 0, -8>, ends = array<i64: 9223372036854775807, 4, 9223372036854775807>, steps = array<i64: 1, 1, 1>}> : tensor<2x4x8xf32> -> tensor<2x4x24xf32>
+  %vk = hetg.add %v, %k : tensor<2x4x24xf32>, tensor<2x4x24xf32>
+  %sum = hetg.add %q, %vk : tensor<2x4x24xf32>, tensor<2x4x24xf32>
+  return %sum : tensor<2x4x24xf32>
+}
+
+// -----
+
+// Pieces that leave a gap, overlap, differ in two dimensions or are taken
+// with steps stay sums.
+// CHECK-LABEL: func.func @slice_grads_that_stay_sums
+func.func @slice_grads_that_stay_sums(%a: tensor<4x2xf32>, %b: tensor<4x2xf32>, %c: tensor<2x2xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  // CHECK-NOT: hetg.concat
+  // CHECK-COUNT-3: hetg.add
+  %g0 = hetg.slice_grad %a <{starts = array<i64: 0, 0>, ends = array<i64: 4, 2>, steps = array<i64: 1, 1>}> : tensor<4x2xf32> -> tensor<4x8xf32>
+  %g1 = hetg.slice_grad %b <{starts = array<i64: 0, 3>, ends = array<i64: 4, 5>, steps = array<i64: 1, 1>}> : tensor<4x2xf32> -> tensor<4x8xf32>
+  %gap = hetg.add %g0, %g1 : tensor<4x8xf32>, tensor<4x8xf32>
+  %g2 = hetg.slice_grad %a <{starts = array<i64: 0, 0>, ends = array<i64: 4, 4>, steps = array<i64: 1, 2>}> : tensor<4x2xf32> -> tensor<4x8xf32>
+  %g3 = hetg.slice_grad %b <{starts = array<i64: 0, 4>, ends = array<i64: 4, 6>, steps = array<i64: 1, 1>}> : tensor<4x2xf32> -> tensor<4x8xf32>
+  %steps = hetg.add %g2, %g3 : tensor<4x8xf32>, tensor<4x8xf32>
+  %g4 = hetg.slice_grad %c <{starts = array<i64: 0, 0>, ends = array<i64: 2, 2>, steps = array<i64: 1, 1>}> : tensor<2x2xf32> -> tensor<4x8xf32>
+  %g5 = hetg.slice_grad %c <{starts = array<i64: 2, 2>, ends = array<i64: 4, 4>, steps = array<i64: 1, 1>}> : tensor<2x2xf32> -> tensor<4x8xf32>
+  %diagonal = hetg.add %g4, %g5 : tensor<4x8xf32>, tensor<4x8xf32>
+  return %gap, %steps, %diagonal : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}

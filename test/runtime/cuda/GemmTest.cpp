@@ -5,6 +5,7 @@
 #include "runtime/cpu/Elementwise.h"
 #include "runtime/cpu/Gemm.h"
 #include "runtime/cuda/Gemm.h"
+#include "runtime/cuda/internal/AlignedRows.h"
 
 #include <algorithm>
 #include <string>
@@ -220,6 +221,28 @@ TEST(CudaGemm, UnalignedOperands) {
     expectMatches(std::vector<float>(got.begin() + 1, got.end()), want, dtype,
                   "C");
   }
+}
+
+// Products large enough for internal/AlignedRows.h whose rows hold an odd
+// number of 16-bit elements: M, N and K padded in turn (the result, B and A
+// copied), also with a bias over the padded rows, when C accumulates, with
+// A transposed, and batched (not staged: the same numbers).
+TEST(CudaGemm, LargeProductsWithOddRowsAreStaged) {
+  HETC_REQUIRE_CUDA();
+  const int64_t m = 600, k = 1001, n = 517;
+  ASSERT_GE(m * n * (k - 1), internal::kMinStagedMultiplyAdds);
+  for (DType dtype : {DType::kBF16, DType::kF16})
+    for (bool tb : {false, true}) {
+      GemmOptions o;
+      o.transB = tb;
+      checkGemm(dtype, {m, k}, matB(k, n, tb), o, true);
+      o.accumulate = true;
+      checkGemm(dtype, {m, k}, matB(k, n, tb), o, false, 5);
+    }
+  GemmOptions transposedA;
+  transposedA.transA = true;
+  checkGemm(DType::kBF16, {1000, 601}, {1000, 520}, transposedA, true, 7);
+  checkGemm(DType::kBF16, {2, 300, k}, {2, k, n}, GemmOptions(), false, 9);
 }
 
 //===----------------------------------------------------------------------===//

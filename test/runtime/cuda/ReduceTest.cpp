@@ -29,7 +29,9 @@ const ReduceCase kCases[] = {
     {{4, 300}, {1}},           // innermost axis: contiguous runs
     {{3, 70000}, {-1}},        // long rows: 512 lanes and shared memory
     {{37, 3}, {1}},            // short rows: one thread per output
-    {{3000, 40}, {0}},         // leading axis, wide kept rows: columns
+    {{3000, 40}, {0}},         // column sums of 16-byte rows: slices
+    {{2, 700, 768}, {0, 1}},   // column sums over several slices
+    {{3000, 42}, {0}},         // odd rows, wide kept rows: columns
     {{300, 3, 40}, {1}},       // many column tiles: 32 columns per block
     {{6, 5, 17, 40}, {0, 2}},  // columns with an outer kept group
     {{6, 5, 17, 3}, {0, 2}},   // two reduced groups, narrow rows

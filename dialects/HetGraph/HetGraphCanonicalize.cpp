@@ -1,0 +1,121 @@
+//===- HetGraphCanonicalize.cpp - gradient sums into concatenations -------===//
+//
+// A value read by several slices (a fused QKV projection split in three)
+// receives its gradient as a sum of slice_grads, each a zero tensor of the
+// value's shape with one piece written: every add reads and writes the
+// whole tensor. Pieces that sit side by side along one dimension are one
+// concatenation instead, written once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/HetGraph/HetGraph.h"
+#include "dialects/HetGraph/ShapeInference.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace hetc::hetg;
+
+namespace {
+
+// The clamped [begin, end) of each dimension a unit-step slice_grad writes.
+std::optional<SmallVector<std::pair<int64_t, int64_t>>>
+writtenRanges(SliceGradOp op) {
+  if (!llvm::all_of(op.getSteps(), [](int64_t s) { return s == 1; }))
+    return std::nullopt;
+  ArrayRef<int64_t> shape = op.getType().getShape();
+  SmallVector<std::pair<int64_t, int64_t>> ranges;
+  for (size_t d = 0; d < shape.size(); ++d)
+    ranges.push_back(
+        clampSliceBounds(shape[d], op.getStarts()[d], op.getEnds()[d]));
+  return ranges;
+}
+
+/// add(slice_grad(a), slice_grad(b)) where b's piece continues a's along
+/// one dimension and matches it along the others:
+/// slice_grad(concat(a, b)) over both pieces.
+struct MergeAdjacentSliceGrads : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp add,
+                                PatternRewriter &rewriter) const override {
+    auto lhs = add.getLhs().getDefiningOp<SliceGradOp>();
+    auto rhs = add.getRhs().getDefiningOp<SliceGradOp>();
+    if (!lhs || !rhs || lhs.getType() != add.getType() ||
+        rhs.getType() != add.getType() || !lhs->hasOneUse() ||
+        !rhs->hasOneUse())
+      return rewriter.notifyMatchFailure(add, "not a sum of two slice_grads");
+    auto lhsRanges = writtenRanges(lhs), rhsRanges = writtenRanges(rhs);
+    if (!lhsRanges || !rhsRanges)
+      return rewriter.notifyMatchFailure(add, "a slice with steps");
+    std::optional<size_t> axis;
+    for (size_t d = 0; d < lhsRanges->size(); ++d) {
+      if ((*lhsRanges)[d] == (*rhsRanges)[d])
+        continue;
+      if (axis)
+        return rewriter.notifyMatchFailure(add, "pieces differ in two dims");
+      axis = d;
+    }
+    if (!axis)
+      return rewriter.notifyMatchFailure(add, "the same piece twice");
+    SliceGradOp first = lhs, second = rhs;
+    if ((*rhsRanges)[*axis].second == (*lhsRanges)[*axis].first)
+      std::swap(first, second);
+    auto firstRanges = *writtenRanges(first),
+         secondRanges = *writtenRanges(second);
+    if (firstRanges[*axis].second != secondRanges[*axis].first)
+      return rewriter.notifyMatchFailure(add, "pieces not side by side");
+
+    Value joined = ConcatOp::create(
+        rewriter, add.getLoc(),
+        ValueRange{first.getResultGrad(), second.getResultGrad()},
+        static_cast<int64_t>(*axis));
+    SmallVector<int64_t> starts, ends;
+    for (size_t d = 0; d < firstRanges.size(); ++d) {
+      starts.push_back(firstRanges[d].first);
+      ends.push_back(d == *axis ? secondRanges[d].second
+                                : firstRanges[d].second);
+    }
+    rewriter.replaceOpWithNewOp<SliceGradOp>(
+        add, add.getType(), joined, starts, ends,
+        SmallVector<int64_t>(starts.size(), 1));
+    return success();
+  }
+};
+
+/// concat(..., concat(a, b), ...) along one axis: concat(..., a, b, ...).
+struct FlattenConcats : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    int64_t rank = op.getType().getRank();
+    SmallVector<Value> inputs;
+    bool flattened = false;
+    for (Value input : op.getInputs()) {
+      auto inner = input.getDefiningOp<ConcatOp>();
+      if (inner && inner->hasOneUse() &&
+          normalizeAxis(inner.getAxis(), rank) ==
+              normalizeAxis(op.getAxis(), rank)) {
+        llvm::append_range(inputs, inner.getInputs());
+        flattened = true;
+      } else {
+        inputs.push_back(input);
+      }
+    }
+    if (!flattened)
+      return rewriter.notifyMatchFailure(op, "no nested concat on its axis");
+    rewriter.modifyOpInPlace(op, [&] { op.getInputsMutable().assign(inputs); });
+    return success();
+  }
+};
+
+} // namespace
+
+void AddOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                        MLIRContext *context) {
+  patterns.add<MergeAdjacentSliceGrads>(context);
+}
+
+void ConcatOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                           MLIRContext *context) {
+  patterns.add<FlattenConcats>(context);
+}
