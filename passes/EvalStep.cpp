@@ -17,6 +17,7 @@
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/BitVector.h"
 
 namespace hetc {
@@ -80,6 +81,11 @@ struct HetgEvalStepPass : hetc::impl::HetgEvalStepBase<HetgEvalStepPass> {
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
       if (&op != terminator && isOpTriviallyDead(&op))
         op.erase();
+    // What the forward kept for the backward (attention's lse) goes too.
+    RewritePatternSet patterns(&getContext());
+    hetg::AttentionOp::getCanonicalizationPatterns(patterns, &getContext());
+    if (failed(applyPatternsGreedily(eval, std::move(patterns))))
+      return signalPassFailure();
 
     // The step index feeds only the learning rate, which is gone.
     llvm::BitVector unusedSteps(eval.getNumArguments());

@@ -374,6 +374,10 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
 
     int64_t lastSegment = int64_t(profiles.size()) - 1;
     SmallVector<DenseSet<Value>> saved(profiles.size());
+    // Bytes saved for the backward that are no value of the forward yet:
+    // attention's row log-sum-exps, which the canonicalizer has the
+    // forward keep (hetg.attention with_lse).
+    SmallVector<int64_t> lseBytes(profiles.size(), 0);
     for (Operation &op : clone.getBody().front().without_terminator()) {
       if (op.hasAttr(kSegmentAttr))
         continue; // forward
@@ -386,7 +390,16 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
         return op.emitError("hetg-segment cannot cost this gradient op");
       profiles[s].backwardFlops += cost->flops;
       profiles[s].backwardBytes += cost->bytesMoved;
-      for (Value operand : op.getOperands()) {
+      SmallVector<Value> reads(op.getOperands());
+      if (auto grad = llvm::dyn_cast<AttentionGradOp>(op))
+        if (AttentionOp forward = grad.findForward()) {
+          reads.push_back(forward.getResult());
+          auto query =
+              llvm::cast<RankedTensorType>(forward.getQuery().getType());
+          lseBytes[s] += storageBytes(RankedTensorType::get(
+              query.getShape().drop_back(), Float32Type::get(context)));
+        }
+      for (Value operand : reads) {
         Value forward = original.lookup(operand);
         if (!forward || !dependence.onInput.contains(forward))
           continue;
@@ -396,10 +409,12 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
         saved[s].insert(forward);
       }
     }
-    for (auto [s, values] : llvm::enumerate(saved))
+    for (auto [s, values] : llvm::enumerate(saved)) {
       for (Value value : values)
         profiles[s].savedActivationBytes +=
             storageBytes(value.getType()) / batch;
+      profiles[s].savedActivationBytes += lseBytes[s] / batch;
+    }
     return success();
   }
 };

@@ -1,10 +1,14 @@
-//===- HetGraphCanonicalize.cpp - gradient sums into concatenations -------===//
+//===- HetGraphCanonicalize.cpp - what autodiff leaves to tidy -----------===//
 //
-// A value read by several slices (a fused QKV projection split in three)
-// receives its gradient as a sum of slice_grads, each a zero tensor of the
-// value's shape with one piece written: every add reads and writes the
-// whole tensor. Pieces that sit side by side along one dimension are one
-// concatenation instead, written once.
+// Canonicalizations of the differentiated step:
+// - A value read by several slices (a fused QKV projection split in three)
+//   receives its gradient as a sum of slice_grads, each a zero tensor of
+//   the value's shape with one piece written: every add reads and writes
+//   the whole tensor. Pieces side by side along one dimension are one
+//   concatenation instead, written once.
+// - attention_grad needs the forward's result and each row's log-sum-exp;
+//   where the forward it differentiates is in the same block, that forward
+//   keeps them (with_lse) instead of the backward computing them again.
 //
 //===----------------------------------------------------------------------===//
 
@@ -108,7 +112,84 @@ struct FlattenConcats : OpRewritePattern<ConcatOp> {
   }
 };
 
+/// attention_grad(q, k, v, dy) after attention(q, k, v) with the same mask,
+/// scale and causality: the forward gives its result and lse to the
+/// backward.
+struct SaveAttentionForward : OpRewritePattern<AttentionGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionGradOp grad,
+                                PatternRewriter &rewriter) const override {
+    if (grad.getOutput())
+      return rewriter.notifyMatchFailure(grad, "reads its forward already");
+    AttentionOp forward = grad.findForward();
+    if (!forward)
+      return rewriter.notifyMatchFailure(grad, "no forward in its block");
+    if (!forward.getWithLse()) {
+      rewriter.setInsertionPoint(forward);
+      auto saving = AttentionOp::create(
+          rewriter, forward.getLoc(), forward.getQuery(), forward.getKey(),
+          forward.getValue(), forward.getMask(), forward.getScaleAttr(),
+          forward.getCausalAttr(), rewriter.getUnitAttr());
+      saving->setDiscardableAttrs(forward->getDiscardableAttrDictionary());
+      rewriter.replaceAllUsesWith(forward.getResult(), saving.getResult());
+      rewriter.eraseOp(forward);
+      forward = saving;
+    }
+    rewriter.setInsertionPoint(grad);
+    auto reading = AttentionGradOp::create(
+        rewriter, grad.getLoc(), grad.getQuery(), grad.getKey(),
+        grad.getValue(), grad.getResultGrad(), grad.getMask(),
+        forward.getResult(), forward.getLse(), grad.getScaleAttr(),
+        grad.getCausalAttr());
+    reading->setDiscardableAttrs(grad->getDiscardableAttrDictionary());
+    rewriter.replaceOp(grad, reading.getResults());
+    return success();
+  }
+};
+
+/// attention with_lse whose lse nothing reads: the plain attention.
+struct DropUnreadLse : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getWithLse() || !op.getLse().use_empty())
+      return rewriter.notifyMatchFailure(op, "no unread lse");
+    auto plain = AttentionOp::create(
+        rewriter, op.getLoc(), op.getQuery(), op.getKey(), op.getValue(),
+        op.getMask(), op.getScaleAttr(), op.getCausalAttr(), UnitAttr());
+    plain->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    rewriter.replaceAllUsesWith(op.getResult(), plain.getResult());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
+
+AttentionOp AttentionGradOp::findForward() {
+  for (Operation *user : getQuery().getUsers()) {
+    auto forward = llvm::dyn_cast<AttentionOp>(user);
+    if (forward && forward.getQuery() == getQuery() &&
+        forward.getKey() == getKey() && forward.getValue() == getValue() &&
+        forward.getMask() == getMask() && forward.getScale() == getScale() &&
+        forward.getCausal() == getCausal() &&
+        forward.getResult().getType() == getResultGrad().getType() &&
+        forward->getBlock() == (*this)->getBlock() &&
+        forward->isBeforeInBlock(*this))
+      return forward;
+  }
+  return {};
+}
+
+void AttentionGradOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                                  MLIRContext *context) {
+  patterns.add<SaveAttentionForward>(context);
+}
+
+void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                              MLIRContext *context) {
+  patterns.add<DropUnreadLse>(context);
+}
 
 void AddOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                         MLIRContext *context) {

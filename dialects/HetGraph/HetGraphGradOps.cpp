@@ -180,6 +180,23 @@ LogicalResult GatherGradOp::verify() {
   return success();
 }
 
+LogicalResult AttentionGradOp::verify() {
+  if (!getOutput() != !getLse())
+    return emitOpError("reads the forward's result and lse together");
+  if (!getOutput())
+    return success();
+  if (getOutput().getType() != getResultGrad().getType())
+    return emitOpError("forward result ")
+           << getOutput().getType() << " differs from the result gradient "
+           << getResultGrad().getType();
+  auto lse = llvm::cast<RankedTensorType>(getLse().getType());
+  if (!compatibleShapes(lse.getShape(),
+                        getQuery().getType().getShape().drop_back()))
+    return emitOpError("lse ") << lse << " must have the query's shape "
+                               << "without its last dimension";
+  return success();
+}
+
 LogicalResult SliceGradOp::verify() {
   RankedTensorType input = getType(), dy = getResultGrad().getType();
   ArrayRef<int64_t> starts = getStarts(), ends = getEnds(), steps = getSteps();

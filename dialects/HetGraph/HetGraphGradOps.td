@@ -126,7 +126,8 @@ def HetG_LogSoftmaxGradOp : HetG_Op<"log_softmax_grad",
 // Transformer blocks and loss
 //===----------------------------------------------------------------------===//
 
-def HetG_AttentionGradOp : HetG_InferredOp<"attention_grad"> {
+def HetG_AttentionGradOp : HetG_InferredOp<"attention_grad",
+    [AttrSizedOperandSegments]> {
   let summary = "Gradients of hetg.attention for query, key and value";
   let description = [{
     Recomputes the probabilities `P = softmax(query @ key^T * scale + mask)`
@@ -138,6 +139,11 @@ def HetG_AttentionGradOp : HetG_InferredOp<"attention_grad"> {
     - `key_grad = dS^T @ query * scale`,
     - `value_grad = P^T @ result_grad`.
 
+    The row sums `rowsum(dP * P)` are `rowsum(result_grad * result)`, and P
+    needs each row's log-sum-exp: with `forward` the op reads both (the
+    result and the `lse` of `hetg.attention` with `with_lse`); without it
+    they are computed again from the inputs.
+
     There is no mask gradient: masks are inputs. (Where a parameter feeds
     one, `hetg.attention` builds its gradient from the forward formula.)
     Query, key and value have the same leading dimensions.
@@ -146,20 +152,35 @@ def HetG_AttentionGradOp : HetG_InferredOp<"attention_grad"> {
     %dq, %dk, %dv = hetg.attention_grad %q, %k, %v, %do
         <{causal, scale = 2.500000e-01 : f32}> : tensor<2x4x16x16xf32>,
         tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>
+    %dq2, %dk2, %dv2 = hetg.attention_grad %q, %k, %v, %do
+        forward %o, %lse : tensor<2x4x16x16xf32>, tensor<2x4x16xf32>
+        <{causal, scale = 2.500000e-01 : f32}> : tensor<2x4x16x16xf32>,
+        tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>
     ```
   }];
   let arguments = (ins HetG_FloatTensor:$query, HetG_FloatTensor:$key,
                        HetG_FloatTensor:$value, HetG_FloatTensor:$result_grad,
                        Optional<HetG_FloatTensor>:$mask,
+                       Optional<HetG_FloatTensor>:$output,
+                       Optional<TensorOf<[F32]>>:$lse,
                        F32Attr:$scale, UnitAttr:$causal);
   let results = (outs HetG_FloatTensor:$query_grad, HetG_FloatTensor:$key_grad,
                       HetG_FloatTensor:$value_grad);
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $result_grad (`mask` $mask^ `:` type($mask))?
+    (`forward` $output^ `,` $lse `:` type($output) `,` type($lse))?
     prop-dict attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
     type($result_grad)
   }];
+  let extraClassDeclaration = [{
+    /// The attention this op differentiates, where it is in the same block
+    /// before it (same query, key, value, mask, scale and causality); null
+    /// otherwise.
+    AttentionOp findForward();
+  }];
+  let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def HetG_CrossEntropyGradOp : HetG_InferredOp<"cross_entropy_grad"> {

@@ -118,19 +118,23 @@ static int64_t attentionWork(const eval::Array &q, const eval::Array &v) {
          q.size() / q.shape.back() * v.shape[v.rank() - 2] * v.shape.back();
 }
 
-OpFoldResult AttentionOp::fold(FoldAdaptor adaptor) {
+// Only the result folds: with_lse is there for a backward, which folds
+// from the inputs.
+LogicalResult AttentionOp::fold(FoldAdaptor adaptor,
+                                SmallVectorImpl<OpFoldResult> &results) {
   std::optional<eval::Array> q = readArray(adaptor.getQuery());
   std::optional<eval::Array> k = readArray(adaptor.getKey());
   std::optional<eval::Array> v = readArray(adaptor.getValue());
   OptionalArray mask = readOptional(getMask(), adaptor.getMask());
-  if (!q || !k || !v || !mask.foldable() || q->rank() < 2 || v->rank() < 2 ||
-      attentionWork(*q, *v) > kMaxFoldedWork)
-    return {};
+  if (getWithLse() || !q || !k || !v || !mask.foldable() || q->rank() < 2 ||
+      v->rank() < 2 || attentionWork(*q, *v) > kMaxFoldedWork)
+    return failure();
   std::optional<eval::Array> out = eval::attention(
       *q, *k, *v, mask.get(), getScale().convertToDouble(), getCausal());
   if (!out)
-    return {};
-  return writeArray(*out, elementTypeOf(getQuery()));
+    return failure();
+  results.push_back(writeArray(*out, elementTypeOf(getQuery())));
+  return success();
 }
 
 OpFoldResult CrossEntropyOp::fold(FoldAdaptor adaptor) {

@@ -525,6 +525,9 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
   Shape shape(q.getShape().drop_back());
   shape.push_back(v.getShape().back());
   types.push_back(q.clone(shape));
+  if (adaptor.getWithLse())
+    types.push_back(RankedTensorType::get(q.getShape().drop_back(),
+                                          Float32Type::get(q.getContext())));
   return success();
 }
 

@@ -569,20 +569,29 @@ def HetG_AttentionOp : HetG_InferredOp<"attention", [HetG_Differentiable]> {
     key positions after the query position; `mask` is additive and
     broadcasts to `[..., Tq, Tk]`.
 
+    With `with_lse` a second result holds each query row's log-sum-exp of
+    its scaled, masked scores (f32, `[..., Tq]`): what `hetg.attention_grad`
+    needs of the forward beside its result. The canonicalizer adds it where
+    a backward reads the same attention, and drops it where nothing reads it.
+
     ```mlir
     %o = hetg.attention %q, %k, %v <{causal, scale = 2.500000e-01 : f32}>
+        : tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>
+    %o2, %lse = hetg.attention %q, %k, %v <{causal, scale = 2.500000e-01 : f32, with_lse}>
         : tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>
     ```
   }];
   let arguments = (ins HetG_FloatTensor:$query, HetG_FloatTensor:$key,
                        HetG_FloatTensor:$value, Optional<HetG_FloatTensor>:$mask,
-                       F32Attr:$scale, UnitAttr:$causal);
-  let results = (outs HetG_FloatTensor:$result);
+                       F32Attr:$scale, UnitAttr:$causal, UnitAttr:$with_lse);
+  let results = (outs HetG_FloatTensor:$result,
+                      Optional<TensorOf<[F32]>>:$lse);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^ `:` type($mask))? prop-dict attr-dict `:`
     type($query) `,` type($key) `,` type($value)
   }];
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def HetG_CrossEntropyOp : HetG_InferredOp<"cross_entropy", [HetG_Differentiable]> {

@@ -61,6 +61,7 @@ struct KernelInfo {
   int minOperands = 0;
   int maxOperands = 0; // -1: no upper bound (variadic)
   int numResults = 1;
+  int optionalResults = 0; // results after numResults that may be absent
   std::vector<AttrSpec> attrs;
   InPlacePolicy inPlace;
   /// kNone for compute kernels, which have an adapter; the others have none.

@@ -171,9 +171,12 @@ Status checkInstruction(const Program &program, const Instruction &inst,
       (info.maxOperands >= 0 && operands > info.maxOperands))
     return invalidArgument("has ", operands, " operands; ", info.name,
                            " takes ", info.operandCountText());
-  if (results != info.numResults)
-    return invalidArgument("has ", results, " results; ", info.name,
-                           " gives ", info.numResults);
+  int mostResults = info.numResults + info.optionalResults;
+  if (results < info.numResults || results > mostResults)
+    return invalidArgument(
+        "has ", results, " results; ", info.name, " gives ", info.numResults,
+        mostResults > info.numResults ? " to " + std::to_string(mostResults)
+                                      : std::string());
   int numBuffers = program.buffers_size();
   for (int i = 0; i < operands; ++i)
     if (inst.operands(i) < 0 || inst.operands(i) >= numBuffers)

@@ -135,6 +135,49 @@ TEST(KernelAdapters, AttentionGradRecomputesTheForward) {
   EXPECT_EQ(l.result(2), dv.v);
 }
 
+// The forward's saved output and lse (attention with_lse) feed the backward,
+// which then runs no forward: a deliberately wrong saved output shows.
+TEST(KernelAdapters, AttentionGradReadsTheSavedForward) {
+  Shape s = {2, 2, 5, 4}, rows = {2, 2, 5};
+  F32 q = randomF32(s), k = randomF32(s), v = randomF32(s), dout = randomF32(s);
+  cpu::AttentionOptions options{0.5f, true};
+  F32 out(s), lse(rows);
+  {
+    OneLaunch l;
+    int qi = l.input(q), ki = l.input(k), vi = l.input(v);
+    pkg::Instruction &inst =
+        l.b.launch("attention", {qi, ki, vi}, {l.output(s), l.output(rows)});
+    setFloat(inst, "scale", 0.5);
+    setBool(inst, "causal", true);
+    setBool(inst, "with_lse", true);
+    HETC_ASSERT_OK(l.run());
+    TensorView lseV = lse.view();
+    HETC_ASSERT_OK(cpu::attention(q.view(), k.view(), v.view(), nullptr,
+                                  options, out.view(), &lseV));
+    EXPECT_EQ(l.result(0), out.v);
+    EXPECT_EQ(l.result(1), lse.v);
+  }
+  F32 saved = out;
+  saved.v[3] += 1.0f;
+  OneLaunch l;
+  int qi = l.input(q), ki = l.input(k), vi = l.input(v), di = l.input(dout),
+      oi = l.input(saved), li = l.input(lse);
+  pkg::Instruction &inst =
+      l.b.launch("attention_grad", {qi, ki, vi, di, oi, li},
+                 {l.output(s), l.output(s), l.output(s)});
+  setFloat(inst, "scale", 0.5);
+  setBool(inst, "causal", true);
+  setInts(inst, "operandSegmentSizes", {1, 1, 1, 1, 0, 1, 1});
+  HETC_ASSERT_OK(l.run());
+  F32 dq(s), dk(s), dv(s);
+  HETC_ASSERT_OK(cpu::attentionBackward(
+      q.view(), k.view(), v.view(), nullptr, options, saved.view(), lse.view(),
+      dout.view(), dq.view(), dk.view(), dv.view()));
+  EXPECT_EQ(l.result(0), dq.v);
+  EXPECT_EQ(l.result(1), dk.v);
+  EXPECT_EQ(l.result(2), dv.v);
+}
+
 TEST(KernelAdapters, GeluTanhAttributeAndGlobalNormClip) {
   F32 x({3}, {-1.0f, 0.5f, 2.0f}), y({3});
   OneLaunch l;

@@ -189,9 +189,9 @@ LogicalResult AttentionOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
     return emitOpError("query, key and value must have the same leading "
                        "dimensions to be differentiated");
   if (needs[0] || needs[1] || needs[2]) {
-    auto grad = AttentionGradOp::create(b, getLoc(), getQuery(), getKey(),
-                                        getValue(), dys[0], getMask(),
-                                        getScaleAttr(), getCausalAttr());
+    auto grad = AttentionGradOp::create(
+        b, getLoc(), getQuery(), getKey(), getValue(), dys[0], getMask(),
+        /*output=*/Value(), /*lse=*/Value(), getScaleAttr(), getCausalAttr());
     Value results[] = {grad.getQueryGrad(), grad.getKeyGrad(),
                        grad.getValueGrad()};
     for (int i = 0; i < 3; ++i)

@@ -3,6 +3,7 @@
 #include "runtime/cuda/internal/AlignedRows.h"
 
 #include "runtime/cuda/Stream.h"
+#include "runtime/cuda/internal/RowScratch.h"
 
 #include <cuda_runtime.h>
 
@@ -13,8 +14,6 @@ namespace {
 
 constexpr int64_t kElementBytes = 2;
 constexpr int64_t kAlignElements = 16 / kElementBytes;
-constexpr int64_t kStagingAlign = 256; // bytes, each staged matrix
-
 int64_t aligned(int64_t value) {
   return (value + kAlignElements - 1) / kAlignElements * kAlignElements;
 }
@@ -28,14 +27,11 @@ size_t bytes(int64_t elements) {
 struct Matrix {
   int64_t rows = 0, cols = 0, ld = 0;
   int64_t paddedRows = 0, paddedCols = 0;
+  size_t offset = 0;
   char *staged = nullptr;
 
   bool needsCopy() const {
     return ld != paddedRows || rows != paddedRows || cols != paddedCols;
-  }
-  int64_t stagedBytes() const {
-    int64_t n = bytes(paddedRows * paddedCols);
-    return (n + kStagingAlign - 1) / kStagingAlign * kStagingAlign;
   }
 };
 
@@ -99,20 +95,16 @@ Status alignedLtMatmul(const LtMatmul &problem, cudaStream_t stream) {
   Matrix d =
       matrixOf(false, problem.m, problem.n, staged.m, staged.n, problem.ldd);
   bool stageBias = problem.bias && staged.m != problem.m;
-  int64_t total = 0;
-  for (const Matrix *m : {&a, &b, &d})
-    if (m->needsCopy())
-      total += m->stagedBytes();
-  if (stageBias)
-    total += bytes(staged.m);
-  void *buffer = nullptr;
-  HETC_RETURN_IF_ERROR(threadStaging(static_cast<size_t>(total), &buffer));
-  char *next = static_cast<char *>(buffer);
+  ScratchLayout layout;
   for (Matrix *m : {&a, &b, &d})
-    if (m->needsCopy()) {
-      m->staged = next;
-      next += m->stagedBytes();
-    }
+    if (m->needsCopy())
+      m->offset = layout.add(bytes(m->paddedRows * m->paddedCols));
+  size_t biasAt = stageBias ? layout.add(bytes(staged.m)) : 0;
+  void *buffer = nullptr;
+  HETC_RETURN_IF_ERROR(rowScratch(layout.bytes(), &buffer));
+  for (Matrix *m : {&a, &b, &d})
+    if (m->needsCopy())
+      m->staged = scratchAt<char>(buffer, m->offset);
 
   if (a.staged) {
     HETC_RETURN_IF_ERROR(stageInput(a, problem.a, stream));
@@ -132,12 +124,13 @@ Status alignedLtMatmul(const LtMatmul &problem, cudaStream_t stream) {
     staged.ldd = d.paddedRows;
   }
   if (stageBias) {
+    char *bias = scratchAt<char>(buffer, biasAt);
     HETC_CUDA_RETURN_IF_ERROR(
-        cudaMemcpyAsync(next, problem.bias, bytes(problem.m),
+        cudaMemcpyAsync(bias, problem.bias, bytes(problem.m),
                         cudaMemcpyDeviceToDevice, stream));
     HETC_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(
-        next + bytes(problem.m), 0, bytes(staged.m - problem.m), stream));
-    staged.bias = next;
+        bias + bytes(problem.m), 0, bytes(staged.m - problem.m), stream));
+    staged.bias = bias;
   }
   HETC_RETURN_IF_ERROR(ltMatmul(staged, stream));
   if (d.staged)

@@ -7,7 +7,7 @@
 // hold a number of 16-bit elements that is not a multiple of 8 (logits over
 // GPT-2's 50257 tokens) drops its product to kernels four to six times
 // slower. Such a product, when large, runs on copies in the thread's
-// staging buffer (CublasLt.h) whose every dimension is padded to a multiple
+// scratch (RowScratch.h) whose every dimension is padded to a multiple
 // of 8 elements: inputs padded with zeros (padded inner terms add nothing),
 // the result copied back without its padding.
 //

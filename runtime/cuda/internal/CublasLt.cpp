@@ -106,8 +106,6 @@ struct LtContext {
   cublasLtHandle_t handle = nullptr;
   void *workspace = nullptr;
   int multiprocessors = 0;
-  void *staging = nullptr; // grows to the largest request
-  size_t stagingBytes = 0;
   std::unordered_map<PlanKey, std::unique_ptr<LtPlan>, PlanKeyHash> plans;
 
   LtContext() = default;
@@ -117,8 +115,6 @@ struct LtContext {
   // (and the driver may already be shutting down).
   ~LtContext() {
     plans.clear();
-    if (staging)
-      cudaFree(staging);
     if (workspace)
       cudaFree(workspace);
     if (handle)
@@ -314,23 +310,6 @@ Status threadWorkspace(void **data, size_t *bytes, int *multiprocessors) {
   *data = context->workspace;
   *bytes = kWorkspaceBytes;
   *multiprocessors = context->multiprocessors;
-  return okStatus();
-}
-
-Status threadStaging(size_t bytes, void **data) {
-  LtContext *context = nullptr;
-  HETC_RETURN_IF_ERROR(currentContext(&context));
-  if (context->stagingBytes < bytes) {
-    // cudaFree waits for the device, so no enqueued product still reads
-    // the old buffer.
-    if (context->staging)
-      HETC_CUDA_RETURN_IF_ERROR(cudaFree(context->staging));
-    context->staging = nullptr;
-    context->stagingBytes = 0;
-    HETC_CUDA_RETURN_IF_ERROR(cudaMalloc(&context->staging, bytes));
-    context->stagingBytes = bytes;
-  }
-  *data = context->staging;
   return okStatus();
 }
 

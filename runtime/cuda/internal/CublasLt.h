@@ -59,12 +59,6 @@ Status ltMatmul(const LtMatmul &problem, cudaStream_t stream);
 /// may use it as scratch between matrix products.
 Status threadWorkspace(void **data, size_t *bytes, int *multiprocessors);
 
-/// The calling thread's staging buffer on the current device, grown to at
-/// least `bytes` (growing waits for the device, so it must not happen under
-/// CUDA graph capture). For copies of operands around a product on the
-/// thread's stream.
-Status threadStaging(size_t bytes, void **data);
-
 } // namespace hetc::runtime::cuda::internal
 
 #endif // HETC_RUNTIME_CUDA_INTERNAL_CUBLASLT_H

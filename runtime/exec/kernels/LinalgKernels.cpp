@@ -28,39 +28,53 @@ Status attentionOptions(const Instruction &inst,
   return boolAttr(inst, "causal", &options->causal);
 }
 
-// attention(query, key, value, mask?) {scale, causal}.
+// attention(query, key, value, mask?) -> (result, lse?) {scale, causal,
+// with_lse?}.
 Status runAttention(const Instruction &inst, BufferTable &b) {
   AttentionOptions options;
   HETC_RETURN_IF_ERROR(attentionOptions(inst, &options));
+  TensorView lse;
+  if (inst.results_size() > 1)
+    lse = result(inst, b, 1);
   return kernels::attention(operand(inst, b, 0), operand(inst, b, 1),
-                        operand(inst, b, 2), optionalOperand(inst, b, 3),
-                        options, result(inst, b, 0), nullptr);
+                            operand(inst, b, 2), optionalOperand(inst, b, 3),
+                            options, result(inst, b, 0),
+                            inst.results_size() > 1 ? &lse : nullptr);
 }
 
-// attention_grad(query, key, value, result_grad, mask?) -> (query_grad,
-// key_grad, value_grad). The op recomputes the probabilities, so the
-// adapter reruns the forward into scratch for the output and the row
-// log-sum-exps the CPU backward takes.
+// attention_grad(query, key, value, result_grad, mask?, output?, lse?) ->
+// (query_grad, key_grad, value_grad). Without the forward's output and row
+// log-sum-exps the adapter reruns the forward into scratch for them.
 Status runAttentionGrad(const Instruction &inst, BufferTable &b) {
   AttentionOptions options;
   HETC_RETURN_IF_ERROR(attentionOptions(inst, &options));
   const TensorView &q = operand(inst, b, 0), &k = operand(inst, b, 1),
                    &v = operand(inst, b, 2), &dout = operand(inst, b, 3);
   const TensorView *mask = optionalOperand(inst, b, 4);
+  const TensorView *savedOut = optionalOperand(inst, b, 5);
+  const TensorView *savedLse = optionalOperand(inst, b, 6);
   if (q.rank() < 2)
     return invalidArgument("attention_grad: query must have rank >= 2, got ",
                            q.describe());
+  if (!savedOut != !savedLse)
+    return invalidArgument("attention_grad: the forward's output and lse "
+                           "come together");
   TensorView out, lse;
-  HETC_RETURN_IF_ERROR(scratchView(b, 0, dout.dtype, dout.shape, &out),
-                       "attention_grad");
-  Shape rows(q.shape.begin(), q.shape.end() - 1);
-  HETC_RETURN_IF_ERROR(scratchView(b, 1, DType::kF32, rows, &lse),
-                       "attention_grad");
-  HETC_RETURN_IF_ERROR(kernels::attention(q, k, v, mask, options, out, &lse),
-                       "attention_grad: recomputing the forward");
+  if (savedOut) {
+    out = *savedOut;
+    lse = *savedLse;
+  } else {
+    HETC_RETURN_IF_ERROR(scratchView(b, 0, dout.dtype, dout.shape, &out),
+                         "attention_grad");
+    Shape rows(q.shape.begin(), q.shape.end() - 1);
+    HETC_RETURN_IF_ERROR(scratchView(b, 1, DType::kF32, rows, &lse),
+                         "attention_grad");
+    HETC_RETURN_IF_ERROR(kernels::attention(q, k, v, mask, options, out, &lse),
+                         "attention_grad: recomputing the forward");
+  }
   return kernels::attentionBackward(q, k, v, mask, options, out, lse, dout,
-                                result(inst, b, 0), result(inst, b, 1),
-                                result(inst, b, 2));
+                                    result(inst, b, 0), result(inst, b, 1),
+                                    result(inst, b, 2));
 }
 
 Status crossEntropyOptions(const Instruction &inst,
@@ -111,8 +125,14 @@ void registerLinalgKernels(KernelRegistry &r) {
                     runMatmul));
   std::vector<AttrSpec> attention = {{"scale", AttrKind::kFloat},
                                      {"causal", AttrKind::kBool, true}};
-  mustAdd(r, makeKernel("attention", 3, 4, 1, attention, runAttention));
-  mustAdd(r, makeKernel("attention_grad", 4, 5, 3, attention, runAttentionGrad));
+  std::vector<AttrSpec> forwardAttrs = attention;
+  forwardAttrs.push_back({"with_lse", AttrKind::kBool, true});
+  KernelInfo forward =
+      makeKernel("attention", 3, 4, 1, forwardAttrs, runAttention);
+  forward.optionalResults = 1; // lse, with with_lse
+  mustAdd(r, std::move(forward));
+  mustAdd(r,
+          makeKernel("attention_grad", 4, 7, 3, attention, runAttentionGrad));
   std::vector<AttrSpec> loss = {{"reduction", AttrKind::kString},
                                 {"ignore_index", AttrKind::kInt, true}};
   mustAdd(r, makeKernel("cross_entropy", 2, 2, 1, loss, runCrossEntropy));

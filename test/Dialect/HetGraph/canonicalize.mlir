@@ -271,3 +271,30 @@ func.func @slice_grads_that_stay_sums(%a: tensor<4x2xf32>, %b: tensor<4x2xf32>, 
   %diagonal = hetg.add %g4, %g5 : tensor<4x8xf32>, tensor<4x8xf32>
   return %gap, %steps, %diagonal : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// The backward reads the forward's result and row log-sum-exps instead of
+// computing them again; a forward whose lse nothing reads drops it.
+// CHECK-LABEL: func.func @attention_backward_reads_its_forward
+func.func @attention_backward_reads_its_forward(%q: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x4xf32>, %dy: tensor<2x8x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>) {
+  // CHECK: %[[O:.*]], %[[LSE:.*]] = hetg.attention %{{.*}} <{causal, scale = 5.000000e-01 : f32, with_lse}>
+  // CHECK: hetg.attention_grad {{.*}} forward %[[O]], %[[LSE]] : tensor<2x8x4xf32>, tensor<2x8xf32>
+  %o = hetg.attention %q, %k, %v <{causal, scale = 5.0e-01 : f32}> : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>
+  %dq, %dk, %dv = hetg.attention_grad %q, %k, %v, %dy <{causal, scale = 5.0e-01 : f32}> : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>
+  // Another scale is another attention: computed again.
+  // CHECK: hetg.attention_grad
+  // CHECK-NOT: forward
+  // CHECK-SAME: scale = 2.500000e-01
+  %dq2, %dk2, %dv2 = hetg.attention_grad %q, %k, %v, %dy <{causal, scale = 2.5e-01 : f32}> : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>
+  return %o, %dq, %dk, %dv, %dq2 : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @unread_lse_is_dropped
+func.func @unread_lse_is_dropped(%q: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  // CHECK: hetg.attention %{{.*}} <{scale = 5.000000e-01 : f32}>
+  %o, %lse = hetg.attention %q, %q, %q <{scale = 5.0e-01 : f32, with_lse}> : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>
+  return %o : tensor<2x8x4xf32>
+}
