@@ -62,10 +62,11 @@ struct MergeAdjacentSliceGrads : OpRewritePattern<AddOp> {
     if (!axis)
       return rewriter.notifyMatchFailure(add, "the same piece twice");
     SliceGradOp first = lhs, second = rhs;
-    if ((*rhsRanges)[*axis].second == (*lhsRanges)[*axis].first)
+    auto firstRanges = *lhsRanges, secondRanges = *rhsRanges;
+    if (secondRanges[*axis].second == firstRanges[*axis].first) {
       std::swap(first, second);
-    auto firstRanges = *writtenRanges(first),
-         secondRanges = *writtenRanges(second);
+      std::swap(firstRanges, secondRanges);
+    }
     if (firstRanges[*axis].second != secondRanges[*axis].first)
       return rewriter.notifyMatchFailure(add, "pieces not side by side");
 

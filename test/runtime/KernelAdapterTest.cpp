@@ -176,6 +176,21 @@ TEST(KernelAdapters, AttentionGradReadsTheSavedForward) {
   EXPECT_EQ(l.result(0), dq.v);
   EXPECT_EQ(l.result(1), dk.v);
   EXPECT_EQ(l.result(2), dv.v);
+
+  // The output without its lse is an error, not a silent recomputation.
+  OneLaunch half;
+  int hq = half.input(q), hd = half.input(dout), ho = half.input(saved);
+  pkg::Instruction &alone =
+      half.b.launch("attention_grad", {hq, hq, hq, hd, ho},
+                    {half.output(s), half.output(s), half.output(s)});
+  setFloat(alone, "scale", 0.5);
+  setInts(alone, "operandSegmentSizes", {1, 1, 1, 1, 0, 1, 0});
+  Status status = half.run();
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.toString().find("attention_grad: the forward's output and "
+                                   "lse come together"),
+            std::string::npos)
+      << status.toString();
 }
 
 TEST(KernelAdapters, GeluTanhAttributeAndGlobalNormClip) {

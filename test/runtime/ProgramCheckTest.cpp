@@ -86,6 +86,12 @@ TEST(ProgramCheck, WrongOperandAndResultCounts) {
   EXPECT_TRUE(isError(create(c), StatusCode::kInvalidArgument,
                       "instruction 2 (layer_norm_grad) at loc(\"test\":3:1): "
                       "has 1 results; layer_norm_grad gives 3"));
+  // attention's lse is an optional second result; a third is an error.
+  ProgramBuilder d = smallProgram();
+  setFloat(d.launch("attention", {2, 2, 2}, {3, 4, 3}), "scale", 1.0);
+  EXPECT_TRUE(isError(create(d), StatusCode::kInvalidArgument,
+                      "instruction 2 (attention) at loc(\"test\":3:1): "
+                      "has 3 results; attention gives 1 to 2"));
 }
 
 TEST(ProgramCheck, MissingAndMistypedAttributes) {

@@ -67,6 +67,30 @@ func.func @attention_grad_rank(%q: tensor<4xf32>) {
 
 // -----
 
+func.func @attention_grad_output_without_lse(%q: tensor<2x3x4xf32>) {
+  // expected-error @+1 {{'hetg.attention_grad' op reads the forward's result and lse together}}
+  %a, %b, %c = "hetg.attention_grad"(%q, %q, %q, %q, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 0>, scale = 1.0 : f32}> : (tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_grad_forward_type(%q: tensor<2x3x4xf32>, %o: tensor<2x3x5xf32>, %lse: tensor<2x3xf32>) {
+  // expected-error @+1 {{'hetg.attention_grad' op forward result 'tensor<2x3x5xf32>' differs from the result gradient 'tensor<2x3x4xf32>'}}
+  %a, %b, %c = hetg.attention_grad %q, %q, %q, %q forward %o, %lse : tensor<2x3x5xf32>, tensor<2x3xf32> <{scale = 1.0 : f32}> : tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_lse_shape(%q: tensor<2x3x4xf32>, %lse: tensor<2x4xf32>) {
+  // expected-error @+1 {{'hetg.attention_grad' op lse 'tensor<2x4xf32>' must have the query's shape without its last dimension}}
+  %a, %b, %c = hetg.attention_grad %q, %q, %q, %q forward %q, %lse : tensor<2x3x4xf32>, tensor<2x4xf32> <{scale = 1.0 : f32}> : tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
+  return
+}
+
+// -----
+
 func.func @attention_grad_leading(%q: tensor<2x3x4xf32>, %k: tensor<1x3x4xf32>) {
   // expected-error @+1 {{'hetg.attention_grad' query, key and value must have the same leading dimensions}}
   %a, %b, %c = hetg.attention_grad %q, %k, %k, %q <{scale = 1.0 : f32}> : tensor<2x3x4xf32>, tensor<1x3x4xf32>, tensor<1x3x4xf32>, tensor<2x3x4xf32>
