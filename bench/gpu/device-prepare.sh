@@ -3,11 +3,12 @@
 # folder that holds everything the GPU machine needs and cannot make itself, since it
 # has no MLIR, no -dev packages and no network (docs/performance.md, "Device check"):
 #
-#   OUT/bundle.tar.xz   hetrun and the CUDA gtest binaries of this build, stripped, with
-#                       the shared libraries they need that a bare CUDA machine lacks
-#                       (protobuf, OpenBLAS, Open MPI, gfortran...) in lib/, found
-#                       through their $ORIGIN/../lib run path. CUDA's own libraries
-#                       (cudart, cuBLASLt, NCCL) are the GPU machine's.
+#   OUT/bundle.tar.xz   hetrun, the CUDA gtest binaries and the kernel benchmark of
+#                       this build, stripped, with the shared libraries they need that
+#                       a bare CUDA machine lacks (protobuf, OpenBLAS, Open MPI,
+#                       gfortran...) in lib/, found through their $ORIGIN/../lib
+#                       run path. CUDA's own libraries (cudart, cuBLASLt, NCCL) are
+#                       the GPU machine's.
 #   OUT/e2e/            test/gpu/gpu-e2e.sh prepare: fixture packages (f32, plans, bf16)
 #                       with their CPU runs, the references of the CUDA runs
 #   OUT/sized/          GPT-2-small-sized packages (d768, 12 layers, vocabulary 4096),
@@ -47,8 +48,9 @@ die() { echo "device-prepare.sh: error: $*" >&2; exit 1; }
 
 BIN=$BUILD/bin
 CUDA_TESTS=$BUILD/test/runtime/cuda
+KERNEL_BENCH=$BUILD/bench/cuda/hetc-cuda-kernel-bench
 for f in "$BIN/hetc" "$BIN/hetrun" "$CUDA_TESTS/hetc-cuda-kernel-tests" \
-         "$CUDA_TESTS/hetc-cuda-exec-tests"; do
+         "$CUDA_TESTS/hetc-cuda-exec-tests" "$KERNEL_BENCH"; do
   [ -x "$f" ] || die "no $f: build with CUDA first (cmake --build $BUILD; nvcc must be found)"
 done
 case "$("$BIN/hetrun" --help 2>&1)" in *--share-gpu*) ;; *) false ;; esac ||
@@ -72,7 +74,7 @@ make_bundle() {
   local stage=$OUT/bundle.stage
   mkdir -p "$stage/bin" "$stage/lib"
   local binaries=("$BIN/hetrun" "$CUDA_TESTS/hetc-cuda-kernel-tests"
-                  "$CUDA_TESTS/hetc-cuda-exec-tests")
+                  "$CUDA_TESTS/hetc-cuda-exec-tests" "$KERNEL_BENCH")
   local binary lib
   for binary in "${binaries[@]}"; do
     cp "$binary" "$stage/bin/"
@@ -88,7 +90,7 @@ make_bundle() {
       *) die "$(basename "$binary") has no \$ORIGIN/../lib run path (tools/hetrun/CMakeLists.txt)" ;;
     esac
   done
-  # xz finds the GPU code the three binaries share: a third of gzip's size.
+  # xz finds the GPU code the binaries share: a third of gzip's size.
   tar -C "$stage" -cJf "$OUT/bundle.tar.xz" bin lib
   rm -rf "$stage"
   say "bundle: $(du -h "$OUT/bundle.tar.xz" | cut -f1) ($(tar -tJf "$OUT/bundle.tar.xz" | grep -c '^lib/.') libraries)"

@@ -16,6 +16,9 @@ bench/gpu/device-prepare.sh wrote on the build machine is its input. Parts, in o
              torch.compile, tokens/s and MFU (bench/gpu_bench.py)
   hetero     the demo-box plan with --share-gpu: measured step vs the planner's
   profile    one hetrun step of GPT-2 124M under Nsight Compute: time per kernel
+  kernels    the CUDA kernel benchmark (hetc-cuda-kernel-bench: GEMMs, attention,
+             norms, AdamW on GPT-2 shapes), and where Nsight Compute is, its detailed
+             sections for one launch of each attention kernel
   trace      GPT-2 124M under hetrun --profile (CUDA events on the rank's stream):
              the trace, for Perfetto and for `hetc measure` on the build machine
   sanitizer  the CUDA gtests again under compute-sanitizer memcheck, with what time
@@ -24,7 +27,8 @@ bench/gpu/device-prepare.sh wrote on the build machine is its input. Parts, in o
 A part that fails says why and the rest go on; a part that would start with too
 little of the budget left is skipped and says so. Results: OUT/summary.md (the
 one-screen summary, also printed), OUT/results.json, OUT/log.txt (every command's
-output), OUT/bench.json, OUT/kernels-*.csv and OUT/trace-*.json.
+output), OUT/bench.json, OUT/kernels-*.csv, OUT/kernel-bench.txt,
+OUT/attention-ncu.txt and OUT/trace-*.json.
 """
 import argparse
 import glob
@@ -41,6 +45,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PY = sys.executable or "python3"
 CUDA_LIBRARIES = ("libcudart.so.13", "libcublasLt.so.13", "libnccl.so.2")
 GTESTS = ("hetc-cuda-kernel-tests", "hetc-cuda-exec-tests")
+KERNEL_BENCH = "hetc-cuda-kernel-bench"
+# The kernels whose launches the kernels part details under Nsight Compute.
+DETAILED_KERNELS = ("attentionForwardMma", "attentionBackwardKeysMma",
+                    "attentionBackwardQueriesMma")
 F32_LOSS_RTOL = 1e-4
 LOW_PRECISION_LOSS_RTOL = 0.02  # docs/user-guide.md, "Mixed precision"
 
@@ -418,6 +426,33 @@ def part_profile(check):
                                        f"(step 1 without CUDA graphs; {csv_path})"}
 
 
+def part_kernels(check):
+    """The kernel benchmark, then Nsight Compute's detailed sections (occupancy,
+    warp stalls, pipes, memory) for the first launch of each of DETAILED_KERNELS."""
+    bench = os.path.join(check.bin, KERNEL_BENCH)
+    if not os.path.exists(bench):
+        return {"status": "skipped", "message": f"no {KERNEL_BENCH} in {check.bin}"}
+    code, out = check.run([bench], min(120, check.left() - 5))
+    with open(os.path.join(check.out, "kernel-bench.txt"), "w") as f:
+        f.write(out)
+    if code != 0:
+        return {"status": "failed", "message": f"{KERNEL_BENCH} exited with {code}: "
+                                               f"{last_lines(out)}"}
+    check.results["kernel_bench"] = out
+    ncu = find_ncu()
+    if not ncu:
+        return {"status": "ok", "message": "kernel-bench.txt (no Nsight Compute for details)"}
+    reports = []
+    for kernel in DETAILED_KERNELS:
+        code, report = check.run([ncu, "--set", "detailed", "--kernel-name-base", "function",
+                                  "--kernel-name", kernel, "--launch-count", "1", bench],
+                                 min(90, check.left() - 5))
+        reports.append(f"==== {kernel} (exit {code})\n{report}")
+    with open(os.path.join(check.out, "attention-ncu.txt"), "w") as f:
+        f.write("\n".join(reports))
+    return {"status": "ok", "message": "kernel-bench.txt, attention-ncu.txt"}
+
+
 def part_trace(check):
     """hetrun --profile on the first single-GPU package: every launch timed by CUDA
     events, the trace and hetrun's table of time per op kind."""
@@ -448,6 +483,9 @@ def summary(check):
         lines.append(f"| {name} | {r['status']} | {r.get('seconds', '—')} | {text} |")
     if check.results.get("kernel_times"):
         lines += ["", "## Time per kernel (Nsight Compute)", "", check.results["kernel_times"]]
+    if check.results.get("kernel_bench"):
+        lines += ["", "## CUDA kernel benchmark", "", "```",
+                  *check.results["kernel_bench"].strip().splitlines(), "```"]
     if check.results.get("trace_summary"):
         table = check.results["trace_summary"].strip().splitlines()[-40:]
         lines += ["", "## hetrun --profile (CUDA events)", "", "```", *table, "```"]
@@ -463,7 +501,7 @@ def summary(check):
 
 
 PARTS = ("env", "binaries", "tests", "e2e", "sized", "bench", "hetero", "profile",
-         "trace", "sanitizer")
+         "kernels", "trace", "sanitizer")
 
 
 def main(argv=None):
@@ -506,6 +544,7 @@ def main(argv=None):
             ("bench", 120, lambda c: part_bench(c, "single")),
             ("hetero", 30, lambda c: part_bench(c, "hetero")),
             ("profile", 60, part_profile),
+            ("kernels", 30, part_kernels),
             ("trace", 20, part_trace),
             ("sanitizer", 40, part_sanitizer)]
     for name, needs, function in plan:

@@ -72,6 +72,16 @@ __device__ __forceinline__ float maskedScoreLog2(float dot, int i, int j,
   return x * kLog2e;
 }
 
+// Whether every (query, key) pair of queries [qBegin, qEnd) and keys
+// [kBegin, kEnd) is in range, unmasked and causally visible: the scores of
+// such a tile are the scaled products alone.
+__device__ __forceinline__ bool plainTile(int qBegin, int qEnd, int kBegin,
+                                          int kEnd, const AttentionShape &g,
+                                          const AttentionMask &mask) {
+  return !mask.additive && !mask.keep && qEnd <= g.tq && kEnd <= g.tk &&
+         (!g.causal || kEnd - 1 <= qBegin);
+}
+
 // delta[row] = sum_t dout[row, t] * out[row, t]; one warp per row.
 template <typename T>
 __global__ void attentionDeltaKernel(const T *out, const T *dout, int64_t rows,

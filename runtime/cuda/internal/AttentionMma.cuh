@@ -109,48 +109,38 @@ __global__ void __launch_bounds__(kMmaThreads)
             mma16816<T>(s[nt], qa[kk], b0, b1);
           }
 
-      float tileMax[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-      for (int nt = 0; nt < kMmaBlock / 8; ++nt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          int i = rowOf[e / 2], j = j0 + nt * 8 + 2 * (lane % 4) + e % 2;
-          s[nt][e] = i < g.tq && j < g.tk
-                         ? maskedScoreLog2(s[nt][e], i, j, g, mask, maskBase)
-                         : -INFINITY;
-          tileMax[e / 2] = nanMax(tileMax[e / 2], s[nt][e]);
-        }
+      scoresLog2<false>(
+          s, warpRow0, j0,
+          plainTile(warpRow0, warpRow0 + 16, j0, j0 + kMmaBlock, g, mask), g,
+          mask, maskBase, lane);
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         // The 4 threads of a row are lanes 4g..4g+3.
-        tileMax[h] =
-            nanMax(tileMax[h], __shfl_xor_sync(0xffffffffu, tileMax[h], 1));
-        tileMax[h] =
-            nanMax(tileMax[h], __shfl_xor_sync(0xffffffffu, tileMax[h], 2));
-        float mNew = nanMax(m[h], tileMax[h]);
+        float tileMax = rowMax(s, h);
+        tileMax = maxNaN(tileMax, __shfl_xor_sync(0xffffffffu, tileMax, 1));
+        tileMax = maxNaN(tileMax, __shfl_xor_sync(0xffffffffu, tileMax, 2));
+        float mNew = maxNaN(m[h], tileMax);
         if (mNew == -INFINITY) {
 #pragma unroll
           for (int nt = 0; nt < kMmaBlock / 8; ++nt)
             s[nt][2 * h] = s[nt][2 * h + 1] = 0.0f; // every key so far excluded
           continue;
         }
-        if (m[h] != mNew) {
-          float alpha = exp2f(m[h] - mNew);
-          l[h] *= alpha;
+        // Always rescaled (by 1 where the max stayed): no divergent branch.
+        float alpha = exp2Ftz(m[h] - mNew);
+        l[h] *= alpha;
 #pragma unroll
-          for (int nt = 0; nt < DMAX / 8; ++nt) {
-            o[nt][2 * h] *= alpha;
-            o[nt][2 * h + 1] *= alpha;
-          }
-          m[h] = mNew;
+        for (int nt = 0; nt < DMAX / 8; ++nt) {
+          o[nt][2 * h] *= alpha;
+          o[nt][2 * h + 1] *= alpha;
         }
+        m[h] = mNew;
 #pragma unroll
         for (int nt = 0; nt < kMmaBlock / 8; ++nt)
 #pragma unroll
-          for (int e = 2 * h; e < 2 * h + 2; ++e) {
-            s[nt][e] = exp2f(s[nt][e] - mNew);
-            l[h] += s[nt][e];
-          }
+          for (int e = 2 * h; e < 2 * h + 2; ++e)
+            s[nt][e] = exp2Ftz(s[nt][e] - mNew);
+        l[h] += rowSum(s, h);
       }
 
 #pragma unroll
@@ -209,7 +199,6 @@ __global__ void __launch_bounds__(kMmaThreads)
   const int64_t head = blockIdx.x / kBlocks;
   const int j0 = int(blockIdx.x % kBlocks) * kMmaBlock;
   const int warpKey0 = j0 + warp * 16;
-  const int keyOf[2] = {warpKey0 + lane / 4, warpKey0 + lane / 4 + 8};
   const T *qh = q + head * g.tq * g.d;
   const T *doh = dout + head * g.tq * g.dv;
   const float *lseh = lse + head * g.tq;
@@ -287,17 +276,16 @@ __global__ void __launch_bounds__(kMmaThreads)
           }
         }
 
-        // P^T = exp(S^T - lse) and dS^T = P^T (dP^T - delta) scale, in place.
+      // P^T = exp(S^T - lse) and dS^T = P^T (dP^T - delta) scale, in place.
+      scoresLog2<true>(st, warpKey0, i0,
+                       plainTile(i0, i0 + BQ, warpKey0, warpKey0 + 16, g, mask),
+                       g, mask, maskBase, lane);
 #pragma unroll
       for (int nt = 0; nt < BQ / 8; ++nt)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
           int col = nt * 8 + 2 * (lane % 4) + e % 2;
-          int i = i0 + col, j = keyOf[e / 2];
-          float p = 0.0f;
-          if (i < g.tq && j < g.tk)
-            p = exp2f(maskedScoreLog2(st[nt][e], i, j, g, mask, maskBase) -
-                      tLse2[col]);
+          float p = exp2Ftz(st[nt][e] - tLse2[col]);
           st[nt][e] = p;
           dpt[nt][e] =
               p == 0.0f ? 0.0f : p * (dpt[nt][e] - tDelta[col]) * g.scale;
@@ -423,16 +411,16 @@ __global__ void __launch_bounds__(kMmaThreads)
           }
         }
 
-        // dS = P (dP - delta) scale, in place of dP.
+      // dS = P (dP - delta) scale, in place of dP.
+      scoresLog2<false>(
+          s, warpRow0, j0,
+          plainTile(warpRow0, warpRow0 + 16, j0, j0 + kMmaBlock, g, mask), g,
+          mask, maskBase, lane);
 #pragma unroll
       for (int nt = 0; nt < kMmaBlock / 8; ++nt)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          int i = rowOf[e / 2], j = j0 + nt * 8 + 2 * (lane % 4) + e % 2;
-          float p = 0.0f;
-          if (i < g.tq && j < g.tk)
-            p = exp2f(maskedScoreLog2(s[nt][e], i, j, g, mask, maskBase) -
-                      rowLse2[e / 2]);
+          float p = exp2Ftz(s[nt][e] - rowLse2[e / 2]);
           dp[nt][e] =
               p == 0.0f ? 0.0f : p * (dp[nt][e] - rowDelta[e / 2]) * g.scale;
         }

@@ -3,7 +3,9 @@
 // The pieces the tensor-core attention kernels are made of: mma.sync
 // m16n8k16 (bf16 or f16 inputs, f32 accumulators), fragment loads from
 // row-major shared tiles (32-bit loads, or ldmatrix.trans where the
-// contraction runs down the tile's rows), and cp.async tile copies.
+// contraction runs down the tile's rows), cp.async tile copies, and the
+// per-element steps of the softmax (scores, one-instruction max and exp2,
+// row trees).
 //
 // Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k16"), with
 // g = lane / 4 and t = lane % 4:
@@ -88,6 +90,54 @@ __device__ __forceinline__ void mma16816<__half>(float (&c)[4],
 #endif
 }
 
+// nanMax in one instruction (max.NaN: a NaN operand gives NaN).
+__device__ __forceinline__ float maxNaN(float a, float b) {
+#ifdef HETC_ATTENTION_MMA_UNSUPPORTED
+  return nanMax(a, b);
+#else
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;\n" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+#endif
+}
+
+// 2^x in one MUFU.EX2, subnormal results flushed to zero: probabilities that
+// small vanish beside a row's largest, which is 1.
+__device__ __forceinline__ float exp2Ftz(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// The max and the sum of accumulator row h (elements 2h and 2h + 1 of each
+// s[nt]) of this thread, in trees rather than chains of dependent steps.
+template <int NT>
+__device__ __forceinline__ float rowMax(const float (&s)[NT][4], int h) {
+  float x[NT];
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt)
+    x[nt] = maxNaN(s[nt][2 * h], s[nt][2 * h + 1]);
+#pragma unroll
+  for (int width = NT / 2; width > 0; width /= 2)
+#pragma unroll
+    for (int i = 0; i < width; ++i)
+      x[i] = maxNaN(x[i], x[i + width]);
+  return x[0];
+}
+template <int NT>
+__device__ __forceinline__ float rowSum(const float (&s)[NT][4], int h) {
+  float x[NT];
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt)
+    x[nt] = s[nt][2 * h] + s[nt][2 * h + 1];
+#pragma unroll
+  for (int width = NT / 2; width > 0; width /= 2)
+#pragma unroll
+    for (int i = 0; i < width; ++i)
+      x[i] += x[i + width];
+  return x[0];
+}
+
 template <typename T> __device__ __forceinline__ uint32_t lds32(const T *p) {
   return *reinterpret_cast<const uint32_t *>(p);
 }
@@ -145,6 +195,38 @@ __device__ __forceinline__ void accToA(const float (&s0)[4],
   a[1] = pack2<T>(s0[2], s0[3]);
   a[2] = pack2<T>(s1[0], s1[1]);
   a[3] = pack2<T>(s1[2], s1[3]);
+}
+
+// Turns a warp's accumulator tile of q.k products into scores in log2
+// units (maskedScoreLog2), -inf outside Tq x Tk. Element e of s[nt] is at
+// row row0 + lane / 4 + 8 (e / 2), column col0 + 8 nt + 2 (lane % 4) +
+// e % 2; the rows are queries, or keys when KeyRows. A plain tile
+// (plainTile) only scales.
+template <bool KeyRows, int NT>
+__device__ __forceinline__ void
+scoresLog2(float (&s)[NT][4], int row0, int col0, bool plain,
+           const AttentionShape &g, const AttentionMask &mask, int64_t maskBase,
+           int lane) {
+  if (plain) {
+    const float scaleLog2 = g.scale * kLog2e;
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        s[nt][e] *= scaleLog2;
+    return;
+  }
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      int row = row0 + lane / 4 + 8 * (e / 2);
+      int col = col0 + nt * 8 + 2 * (lane % 4) + e % 2;
+      int i = KeyRows ? col : row, j = KeyRows ? row : col;
+      s[nt][e] = i < g.tq && j < g.tk
+                     ? maskedScoreLog2(s[nt][e], i, j, g, mask, maskBase)
+                     : -INFINITY;
+    }
 }
 
 // Asynchronous 16-byte copy global -> shared (cp.async, L2 only); zeros
