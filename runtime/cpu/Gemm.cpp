@@ -7,6 +7,7 @@
 #include "runtime/cpu/internal/Parallel.h"
 #include "runtime/cpu/internal/Reduction.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <vector>
@@ -26,12 +27,14 @@ bool fitsBlasInt(int64_t v) { return v <= INT_MAX; }
 
 /// Each product runs as blocks of C, cut by its shape alone, so the thread
 /// count never changes which call computes an element (internal/Blas.h).
-/// Blocks of 256 rows keep OpenBLAS near its whole-product speed; a product
-/// of fewer rows (a weight gradient's [in, out]) is cut into columns too, so
-/// that it still has kMinBlocks blocks for the threads to share.
-constexpr int64_t kRowBlock = 256;
-constexpr int64_t kMinColumns = 128;
+/// Every block packs again the operand it shares with the other blocks, so
+/// the cut runs along the larger of C's dimensions, which makes that shared
+/// operand the smaller one: kMinBlocks blocks for the threads to share, more
+/// where a block would span over kMaxBlockSpan rows (or columns). Blocks
+/// span whole multiples of kBlockAlign, the BLAS kernels' register tiles.
 constexpr int64_t kMinBlocks = 4;
+constexpr int64_t kMaxBlockSpan = 1024;
+constexpr int64_t kBlockAlign = 16;
 
 /// One product C = alpha op(A) op(B) + beta C, row-major, op(A) [m, k].
 struct Product {
@@ -42,26 +45,27 @@ struct Product {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// How many rows or columns each block of a dimension of `size` spans.
+int64_t blockSpan(int64_t size) {
+  int64_t blocks = std::max(kMinBlocks, ceilDiv(size, kMaxBlockSpan));
+  return std::max(kBlockAlign,
+                  ceilDiv(ceilDiv(size, blocks), kBlockAlign) * kBlockAlign);
+}
+
 void multiplyInBlocks(const std::vector<Product> &products, bool transA,
                       bool transB, int64_t m, int64_t n, int64_t k,
                       int64_t lda, int64_t ldb, float alpha, float beta) {
-  int64_t rowBlocks = ceilDiv(m, kRowBlock);
-  int64_t colBlocks =
-      rowBlocks >= kMinBlocks
-          ? 1
-          : std::min(ceilDiv(n, kMinColumns), ceilDiv(kMinBlocks, rowBlocks));
-  int64_t cols = ceilDiv(n, colBlocks);
-  colBlocks = ceilDiv(n, cols);
-  int64_t blocksPerProduct = rowBlocks * colBlocks;
+  bool byRows = m >= n;
+  int64_t span = blockSpan(byRows ? m : n);
+  int64_t blocksPerProduct = ceilDiv(byRows ? m : n, span);
   int64_t blocks = blocksPerProduct * static_cast<int64_t>(products.size());
   internal::parallelFor(blocks, 1, [&](int64_t begin, int64_t end) {
     for (int64_t block = begin; block < end; ++block) {
       const Product &p = products[block / blocksPerProduct];
-      int64_t inProduct = block % blocksPerProduct;
-      int64_t row = (inProduct / colBlocks) * kRowBlock;
-      int64_t col = (inProduct % colBlocks) * cols;
-      int64_t rowCount = std::min(kRowBlock, m - row);
-      int64_t colCount = std::min(cols, n - col);
+      int64_t first = (block % blocksPerProduct) * span;
+      int64_t row = byRows ? first : 0, col = byRows ? 0 : first;
+      int64_t rowCount = byRows ? std::min(span, m - row) : m;
+      int64_t colCount = byRows ? n : std::min(span, n - col);
       // Row `row` of op(A) is row `row` of A, or column `row` of A^T; the
       // same for column `col` of op(B).
       const float *a = p.a + (transA ? row : row * lda);
