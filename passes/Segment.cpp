@@ -25,6 +25,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <map>
 #include <set>
 
 namespace hetc {
@@ -45,6 +46,14 @@ bool isStaticTensor(Type type) {
          tensor.getElementType().isIntOrFloat();
 }
 
+/// FLOPs and bytes moved of one op kind in a segment.
+struct KindProfile {
+  int64_t forwardFlops = 0;
+  int64_t backwardFlops = 0;
+  int64_t forwardBytes = 0;
+  int64_t backwardBytes = 0;
+};
+
 struct SegmentProfile {
   int64_t ops = 0;
   int64_t parameters = 0;
@@ -56,6 +65,8 @@ struct SegmentProfile {
   int64_t savedActivationBytes = 0;
   int64_t boundaryBytes = 0;
   bool recompute = false;
+  /// By op name without its dialect, the name of the launches running it.
+  std::map<std::string, KindProfile> kinds;
 };
 
 /// The cut points and segment numbers of one function.
@@ -281,6 +292,9 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
                             "types are not static");
       profile.forwardFlops += cost->flops;
       profile.forwardBytes += cost->bytesMoved;
+      KindProfile &kind = profile.kinds[op.getName().stripDialect().str()];
+      kind.forwardFlops += cost->flops;
+      kind.forwardBytes += cost->bytesMoved;
     }
     // A global read in several segments (a tied weight) counts once, in
     // the first, and is listed with the segments reading it.
@@ -321,6 +335,16 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
       auto entry = [&](StringRef name, int64_t value) {
         return builder.getNamedAttr(name, builder.getI64IntegerAttr(value));
       };
+      SmallVector<NamedAttribute> kinds;
+      for (const auto &[name, kind] : profile.kinds)
+        if (kind.forwardFlops || kind.backwardFlops || kind.forwardBytes ||
+            kind.backwardBytes)
+          kinds.push_back(builder.getNamedAttr(
+              name, builder.getDictionaryAttr(
+                        {entry("forward_flops", kind.forwardFlops),
+                         entry("backward_flops", kind.backwardFlops),
+                         entry("forward_bytes", kind.forwardBytes),
+                         entry("backward_bytes", kind.backwardBytes)})));
       entries.push_back(builder.getDictionaryAttr(
           {entry("index", s), entry("ops", profile.ops),
            entry("parameters", profile.parameters),
@@ -333,7 +357,8 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
                  profile.savedActivationBytes),
            entry("boundary_bytes_per_sample", profile.boundaryBytes),
            builder.getNamedAttr("recompute",
-                                builder.getBoolAttr(profile.recompute))}));
+                                builder.getBoolAttr(profile.recompute)),
+           builder.getNamedAttr("kinds", builder.getDictionaryAttr(kinds))}));
     }
     func->setAttr(kSegmentsAttr, builder.getArrayAttr(entries));
     if (shared.empty())
@@ -390,6 +415,9 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
         return op.emitError("hetg-segment cannot cost this gradient op");
       profiles[s].backwardFlops += cost->flops;
       profiles[s].backwardBytes += cost->bytesMoved;
+      KindProfile &kind = profiles[s].kinds[op.getName().stripDialect().str()];
+      kind.backwardFlops += cost->flops;
+      kind.backwardBytes += cost->bytesMoved;
       SmallVector<Value> reads(op.getOperands());
       if (auto grad = llvm::dyn_cast<AttentionGradOp>(op))
         if (AttentionOp forward = grad.findForward()) {

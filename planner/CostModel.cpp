@@ -264,6 +264,68 @@ Precision CostModel::precisionOf(const Stage &stage) const {
   return precisionOn(devices);
 }
 
+namespace {
+
+/// The FLOPs and f32 bytes per sample of a segment range or an op kind in
+/// it: of the forward, or of the backward (with the forward again where it
+/// is recomputed).
+template <typename Cost>
+std::pair<double, double> passWork(const Cost &cost, bool backward,
+                                   bool recompute) {
+  if (!backward)
+    return {cost.forwardFlops, cost.forwardBytes};
+  if (!recompute)
+    return {cost.backwardFlops, cost.backwardBytes};
+  return {cost.backwardFlops + cost.forwardFlops,
+          cost.backwardBytes + cost.forwardBytes};
+}
+
+} // namespace
+
+double CostModel::rooflineSeconds(const GpuSpec &gpu, Precision precision,
+                                  double flops, double bytes) const {
+  double peak = peakFlopsIn(gpu, precision);
+  // The curve's half point is a fixed time per call at the reference peak:
+  // it scales with the peak of the precision computed in.
+  Efficiency curve = efficiency(gpu.type);
+  if (double reference = peakFlops(gpu); reference > 0)
+    curve.halfEfficiencyFlops *= peak / reference;
+  double computeTime = 0;
+  if (flops > 0)
+    computeTime = flops / (peak * achievedFraction(curve, flops));
+  double memoryTime = bytes / (gpu.memoryBandwidthGBps * 1e9);
+  return std::max(computeTime, memoryTime);
+}
+
+std::optional<double> CostModel::kernelSeconds(const GpuSpec &gpu,
+                                               Precision precision,
+                                               const SegmentCost &range,
+                                               bool backward, int64_t samples,
+                                               bool recompute) const {
+  if (!measured_ || range.kinds.empty() ||
+      !measured_->hasKernels(gpu.type, precision))
+    return std::nullopt;
+  double n = static_cast<double>(samples);
+  double byteScale = static_cast<double>(activationElementBytes(precision)) /
+                     static_cast<double>(kElementBytes);
+  double total = 0;
+  for (const auto &[name, kind] : range.kinds) {
+    auto [flopsPerSample, bytesPerSample] = passWork(kind, backward, recompute);
+    double flops = flopsPerSample * n, bytes = bytesPerSample * n * byteScale;
+    if (flops <= 0 && bytes <= 0)
+      continue;
+    std::optional<MeasuredKernel> measured =
+        measured_->kernel(gpu.type, precision, name);
+    if (measured && flops > 0 && measured->flops > 0)
+      total += flops * measured->seconds / measured->flops;
+    else if (measured && flops <= 0 && measured->bytes > 0)
+      total += bytes * measured->seconds / measured->bytes;
+    else
+      total += rooflineSeconds(gpu, precision, flops, bytes);
+  }
+  return total;
+}
+
 double CostModel::computeSeconds(int device, int64_t firstSegment,
                                  int64_t endSegment, bool backward,
                                  int64_t samples, bool recompute,
@@ -275,31 +337,15 @@ double CostModel::computeSeconds(int device, int64_t firstSegment,
                           samples, recompute))
     return *measured;
   SegmentCost range = profile_.range(firstSegment, endSegment);
-  double flopsPerSample = range.forwardFlops;
-  double bytesPerSample = range.forwardBytes;
-  if (backward) {
-    flopsPerSample = range.backwardFlops;
-    bytesPerSample = range.backwardBytes;
-    if (recompute) {
-      flopsPerSample += range.forwardFlops;
-      bytesPerSample += range.forwardBytes;
-    }
-  }
-  double flops = flopsPerSample * samples;
+  if (std::optional<double> byKinds =
+          kernelSeconds(gpu, computedIn, range, backward, samples, recompute))
+    return *byKinds;
+  auto [flopsPerSample, bytesPerSample] = passWork(range, backward, recompute);
   // The profile counts f32 bytes; bf16 and f16 stages move half of them.
-  double bytes = bytesPerSample * samples * activationElementBytes(computedIn) /
-                 kElementBytes;
-  double peak = peakFlopsIn(gpu, computedIn);
-  // The curve's half point is a fixed time per call at the reference peak:
-  // it scales with the peak of the precision computed in.
-  Efficiency curve = efficiency(gpu.type);
-  if (double reference = peakFlops(gpu); reference > 0)
-    curve.halfEfficiencyFlops *= peak / reference;
-  double computeTime = 0;
-  if (flops > 0)
-    computeTime = flops / (peak * achievedFraction(curve, flops));
-  double memoryTime = bytes / (gpu.memoryBandwidthGBps * 1e9);
-  return std::max(computeTime, memoryTime);
+  return rooflineSeconds(gpu, computedIn, flopsPerSample * samples,
+                         bytesPerSample * samples *
+                             activationElementBytes(computedIn) /
+                             kElementBytes);
 }
 
 double CostModel::transferSeconds(int from, int to, int64_t bytes) const {

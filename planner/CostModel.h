@@ -105,7 +105,8 @@ public:
   /// `samples` samples on `device` in `precision` (default: precisionOn
   /// the device alone) at the GPU's peak in it (tensor cores for bf16 and
   /// f16 where it has them); with `recompute`, the backward also runs the
-  /// forward again.
+  /// forward again. Measured segment calls come first, then the rates of
+  /// measured kernel kinds, then the roofline of the whole range.
   double
   computeSeconds(int device, int64_t firstSegment, int64_t endSegment,
                  bool backward, int64_t samples, bool recompute = false,
@@ -151,6 +152,17 @@ private:
                                         int64_t firstSegment,
                                         int64_t endSegment, bool backward,
                                         int64_t samples, bool recompute) const;
+  /// The call as the sum of its op kinds, each at the rate its launches
+  /// achieved on the device type in `precision` (FLOPs per second, or
+  /// bytes per second for kinds that count no FLOPs), or by the roofline
+  /// where that kind was not measured; nullopt where the profile has no
+  /// kinds or no kernel of the type and precision was measured.
+  std::optional<double> kernelSeconds(const GpuSpec &gpu, Precision precision,
+                                      const SegmentCost &range, bool backward,
+                                      int64_t samples, bool recompute) const;
+  /// max(compute at the efficiency curve, bytes over memory bandwidth).
+  double rooflineSeconds(const GpuSpec &gpu, Precision precision, double flops,
+                         double bytes) const;
 };
 
 } // namespace hetc::planner

@@ -36,6 +36,19 @@ void MeasuredProfile::add(const MeasuredCall &call) {
   ++sum.count;
 }
 
+void MeasuredProfile::addKernel(const MeasuredKernel &kernel) {
+  MeasuredKernel &sum =
+      kernels_[{kernel.deviceType, kernel.precision, kernel.kernel}];
+  if (sum.kernel.empty()) {
+    sum = kernel;
+    return;
+  }
+  sum.launches += kernel.launches;
+  sum.flops += kernel.flops;
+  sum.bytes += kernel.bytes;
+  sum.seconds += kernel.seconds;
+}
+
 llvm::Error MeasuredProfile::merge(const MeasuredProfile &other) {
   if (other.seqLen_ != seqLen_ || other.numSegments_ != numSegments_)
     return llvm::createStringError(
@@ -52,6 +65,8 @@ llvm::Error MeasuredProfile::merge(const MeasuredProfile &other) {
       into.seconds += sum.seconds;
       into.count += sum.count;
     }
+  for (const auto &[key, kernel] : other.kernels_)
+    addKernel(kernel);
   return llvm::Error::success();
 }
 
@@ -99,6 +114,29 @@ std::vector<MeasuredCall> MeasuredProfile::calls() const {
   return all;
 }
 
+std::optional<MeasuredKernel>
+MeasuredProfile::kernel(llvm::StringRef deviceType, Precision precision,
+                        llvm::StringRef kernel) const {
+  auto found = kernels_.find({deviceType.str(), precision, kernel.str()});
+  if (found == kernels_.end())
+    return std::nullopt;
+  return found->second;
+}
+
+bool MeasuredProfile::hasKernels(llvm::StringRef deviceType,
+                                 Precision precision) const {
+  auto first = kernels_.lower_bound({deviceType.str(), precision, ""});
+  return first != kernels_.end() && std::get<0>(first->first) == deviceType &&
+         std::get<1>(first->first) == precision;
+}
+
+std::vector<MeasuredKernel> MeasuredProfile::kernels() const {
+  std::vector<MeasuredKernel> all;
+  for (const auto &[key, kernel] : kernels_)
+    all.push_back(kernel);
+  return all;
+}
+
 std::string MeasuredProfile::toJSON() const {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -121,6 +159,20 @@ std::string MeasuredProfile::toJSON() const {
                           sum.count);
       separator = ",\n";
     }
+  }
+  os << "\n  ],\n  \"kernels\": [";
+  separator = "\n";
+  for (const auto &[key, kernel] : kernels_) {
+    os << separator
+       << llvm::formatv("    {{\"device_type\": {0}, \"precision\": \"{1}\", "
+                        "\"kernel\": {2}, \"launches\": {3}, "
+                        "\"flops\": {4:e6}, \"bytes\": {5:e6}, "
+                        "\"seconds\": {6:e6}}",
+                        llvm::json::Value(kernel.deviceType),
+                        precisionName(kernel.precision),
+                        llvm::json::Value(kernel.kernel), kernel.launches,
+                        kernel.flops, kernel.bytes, kernel.seconds);
+    separator = ",\n";
   }
   os << "\n  ]\n}\n";
   return text;
@@ -185,6 +237,35 @@ llvm::Expected<MeasuredProfile> parseMeasuredProfile(llvm::StringRef json,
     for (int64_t i = 0; i < count; ++i)
       profile.add({type->str(), *precision, *pass, *segment, *microBatch,
                    *seconds});
+  }
+  // Kernel kinds are newer than the calls: a file without them has none.
+  const llvm::json::Array *kernels = root->getArray("kernels");
+  for (auto [index, entry] :
+       llvm::enumerate(kernels ? *kernels : llvm::json::Array())) {
+    std::string where = llvm::formatv("kernels[{0}]", index).str();
+    const llvm::json::Object *kernel = entry.getAsObject();
+    if (!kernel)
+      return fail(where + ": expected an object");
+    std::optional<llvm::StringRef> type = kernel->getString("device_type");
+    std::optional<llvm::StringRef> precisionText =
+        kernel->getString("precision");
+    std::optional<llvm::StringRef> name = kernel->getString("kernel");
+    std::optional<int64_t> launches = kernel->getInteger("launches");
+    std::optional<double> flops = kernel->getNumber("flops");
+    std::optional<double> bytes = kernel->getNumber("bytes");
+    std::optional<double> seconds = kernel->getNumber("seconds");
+    std::optional<Precision> precision =
+        precisionText ? parsePrecision(*precisionText) : std::nullopt;
+    if (!type || type->empty() || !name || name->empty() || !precision)
+      return fail(where + ": needs \"device_type\", \"kernel\" and "
+                          "\"precision\" (f32, bf16 or f16)");
+    if (!launches || *launches <= 0 || !flops || *flops < 0 || !bytes ||
+        *bytes < 0 || !seconds || *seconds <= 0)
+      return fail(where + ": \"launches\" must be a positive integer, "
+                          "\"flops\" and \"bytes\" numbers >= 0 and "
+                          "\"seconds\" a number > 0");
+    profile.addKernel({type->str(), *precision, name->str(), *launches, *flops,
+                       *bytes, *seconds});
   }
   return profile;
 }

@@ -1,8 +1,9 @@
 //===- MeasuredProfile.h - segment times measured on real runs --*- C++ -*-===//
 //
 // What a segment's forward or backward took on a device type, in a
-// precision, per call of a micro-batch size: `hetc measure` derives it from
-// a `hetrun --profile` trace, `hetc plan --profile` and `hetc compile
+// precision, per call of a micro-batch size, and what each kernel kind
+// achieved there (its FLOPs and bytes per second): `hetc measure` derives it
+// from a `hetrun --profile` trace, `hetc plan --profile` and `hetc compile
 // --profile` hand it to the cost model, which uses it instead of its
 // roofline wherever it covers a call (docs/planner.md, "Measured
 // profiles"). Sizes between two measured ones are interpolated linearly;
@@ -41,6 +42,19 @@ struct MeasuredCall {
   double seconds = 0;
 };
 
+/// The launches of one kernel kind on a device type in a precision: their
+/// FLOPs (hetg's cost conventions), the bytes of the buffers they read and
+/// wrote, and the seconds they took, summed.
+struct MeasuredKernel {
+  std::string deviceType;
+  Precision precision = Precision::F32;
+  std::string kernel;
+  int64_t launches = 0;
+  double flops = 0;
+  double bytes = 0;
+  double seconds = 0;
+};
+
 class MeasuredProfile {
 public:
   MeasuredProfile(std::string model, int64_t seqLen, int64_t numSegments)
@@ -53,7 +67,10 @@ public:
   /// Records a call; calls of the same device type, precision, pass,
   /// segment and size are averaged.
   void add(const MeasuredCall &call);
-  /// Adds every call of `other`, which must measure the same model shape.
+  /// Adds a kernel kind's launches to the sums of its kind.
+  void addKernel(const MeasuredKernel &kernel);
+  /// Adds every call and kernel of `other`, which must measure the same
+  /// model shape.
   llvm::Error merge(const MeasuredProfile &other);
 
   /// Seconds of one call of `samples` samples, or nullopt when the segment
@@ -64,6 +81,16 @@ public:
 
   /// Every measured call (averages), in a fixed order.
   std::vector<MeasuredCall> calls() const;
+
+  /// The sums of kernel kind `kernel` on `deviceType` in `precision`, or
+  /// nullopt when none of its launches was measured.
+  std::optional<MeasuredKernel> kernel(llvm::StringRef deviceType,
+                                       Precision precision,
+                                       llvm::StringRef kernel) const;
+  /// Whether any kernel kind was measured on `deviceType` in `precision`.
+  bool hasKernels(llvm::StringRef deviceType, Precision precision) const;
+  /// Every measured kernel kind, in a fixed order.
+  std::vector<MeasuredKernel> kernels() const;
 
   /// The JSON format of docs/planner.md, "Measured profiles".
   std::string toJSON() const;
@@ -80,6 +107,9 @@ private:
   int64_t numSegments_ = 0;
   /// By (device type, precision, pass, segment), then micro-batch size.
   std::map<Key, std::map<int64_t, Sum>> calls_;
+  /// By (device type, precision, kernel).
+  std::map<std::tuple<std::string, Precision, std::string>, MeasuredKernel>
+      kernels_;
 };
 
 /// Parses the JSON of `hetc measure`; errors name `fileName` and the field.

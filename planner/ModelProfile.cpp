@@ -23,6 +23,13 @@ SegmentCost ModelProfile::range(int64_t first, int64_t end) const {
     sum.forwardBytes += cost.forwardBytes;
     sum.backwardBytes += cost.backwardBytes;
     sum.savedActivationBytes += cost.savedActivationBytes;
+    for (const auto &[name, kind] : cost.kinds) {
+      KindCost &into = sum.kinds[name];
+      into.forwardFlops += kind.forwardFlops;
+      into.backwardFlops += kind.backwardFlops;
+      into.forwardBytes += kind.forwardBytes;
+      into.backwardBytes += kind.backwardBytes;
+    }
     // What leaves the range is what leaves its last segment.
     sum.boundaryBytes = cost.boundaryBytes;
   }
@@ -88,6 +95,22 @@ llvm::Expected<SegmentCost> parseSegment(const llvm::json::Value &value,
       static_cast<int64_t>(read.number("boundary_bytes_per_sample"));
   if (llvm::Error error = read.takeError())
     return std::move(error);
+  // Op kinds are newer still.
+  if (const llvm::json::Object *kinds = object->getObject("kinds"))
+    for (const auto &[name, entry] : *kinds) {
+      std::string where = path + ".kinds." + name.str();
+      const llvm::json::Object *kindObject = entry.getAsObject();
+      if (!kindObject)
+        return profileError(where, "expected an object");
+      SegmentReader readKind(*kindObject, where);
+      KindCost &kind = cost.kinds[name.str()];
+      kind.forwardFlops = readKind.number("forward_flops", 0) / batch;
+      kind.backwardFlops = readKind.number("backward_flops", 0) / batch;
+      kind.forwardBytes = readKind.number("forward_bytes", 0) / batch;
+      kind.backwardBytes = readKind.number("backward_bytes", 0) / batch;
+      if (llvm::Error error = readKind.takeError())
+        return std::move(error);
+    }
   return cost;
 }
 

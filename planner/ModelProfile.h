@@ -13,10 +13,20 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace hetc::planner {
+
+/// What the ops of one kind (the hetg op's name without its dialect, as
+/// the launches running them are named) cost in a segment, per sample.
+struct KindCost {
+  double forwardFlops = 0;
+  double backwardFlops = 0;
+  double forwardBytes = 0;
+  double backwardBytes = 0;
+};
 
 struct SegmentCost {
   int64_t ops = 0;             // hetg ops in the segment
@@ -28,6 +38,8 @@ struct SegmentCost {
   double backwardBytes = 0;
   int64_t savedActivationBytes = 0; // kept for the backward, per sample
   int64_t boundaryBytes = 0;   // the activation leaving the segment, per sample
+  /// The figures above by op kind; empty in profiles that predate them.
+  std::map<std::string, KindCost> kinds;
 };
 
 /// A parameter several segments read (a tied embedding and LM head). The
@@ -57,7 +69,7 @@ struct ModelProfile {
 
 /// Parses the JSON of `hetc profile --json` (at any --batch: FLOPs and bytes
 /// moved are divided by it; `forward_bytes`/`backward_bytes` default to 0,
-/// `shared_parameters` to none). Errors name the field.
+/// `kinds` and `shared_parameters` to none). Errors name the field.
 llvm::Expected<ModelProfile> parseModelProfile(llvm::StringRef json);
 /// Reads and parses the profile file `path`; errors name the file.
 llvm::Expected<ModelProfile> readModelProfileFile(llvm::StringRef path);

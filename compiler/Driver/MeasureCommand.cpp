@@ -5,7 +5,8 @@
 // seconds its launches of each segment's forward and backward took per
 // micro-batch, averaged over the steps after the first (which warms caches
 // and allocators up), under the rank's device type, precision and
-// micro-batch size from the package's plan.
+// micro-batch size from the package's plan; and what each kernel kind
+// achieved on each device type (its FLOPs and bytes over its seconds).
 //
 //===----------------------------------------------------------------------===//
 
@@ -166,6 +167,24 @@ llvm::Error readTrace(llvm::StringRef path, int traceIndex,
   return llvm::Error::success();
 }
 
+/// The bytes of the buffers an instruction reads and writes.
+double bytesOf(const pkg::Program &program,
+               const pkg::Instruction &instruction) {
+  double bytes = 0;
+  auto add = [&](int32_t id) {
+    const pkg::Buffer &buffer = program.buffers(id);
+    double elements = 1;
+    for (int64_t size : buffer.shape())
+      elements *= static_cast<double>(size);
+    bytes += elements * static_cast<double>(package::dtypeSize(buffer.dtype()));
+  };
+  for (int32_t id : instruction.operands())
+    add(id);
+  for (int32_t id : instruction.results())
+    add(id);
+  return bytes;
+}
+
 int fail(const llvm::Twine &message) {
   llvm::errs() << kPrefix << "error: " << message << "\n";
   return kExitFailure;
@@ -229,6 +248,26 @@ int runMeasure() {
   // in each. Recomputed forwards are left out: the planner adds the forward
   // again for stages that recompute.
   std::map<std::tuple<int, int, planner::Pass, int64_t>, double> totals;
+  // Every compute launch of the measured steps, by device type, precision
+  // and kernel: the rate each kernel kind achieves.
+  std::map<std::tuple<std::string, planner::Precision, std::string>,
+           planner::MeasuredKernel>
+      kernels;
+  for (const TimedLaunch &launch : launches) {
+    if (launch.step < firstStep)
+      continue;
+    const RankPlacement &placement = (*ranks)[launch.rank];
+    const pkg::Instruction &instruction = *launch.instruction;
+    planner::MeasuredKernel &kernel = kernels[{
+        placement.deviceType, placement.precision, instruction.kernel()}];
+    kernel.deviceType = placement.deviceType;
+    kernel.precision = placement.precision;
+    kernel.kernel = instruction.kernel();
+    ++kernel.launches;
+    kernel.flops += static_cast<double>(instruction.flops());
+    kernel.bytes += bytesOf(programs[launch.rank], instruction);
+    kernel.seconds += launch.seconds;
+  }
   for (const TimedLaunch &launch : launches) {
     const std::string &phase = launch.instruction->phase();
     if (launch.step < firstStep || (phase != "forward" && phase != "backward"))
@@ -252,6 +291,9 @@ int runMeasure() {
                   seconds / (measuredSteps *
                              static_cast<double>(placement.microBatches))});
   }
+  for (const auto &[key, kernel] : kernels)
+    if (kernel.seconds > 0)
+      measured.addKernel(kernel);
   if (llvm::Error written =
           writeOutputFile(outputPath, [&](llvm::raw_ostream &os) {
             os << measured.toJSON();
@@ -280,6 +322,17 @@ int runMeasure() {
         std::get<0>(key).c_str(), std::get<1>(key).c_str(),
         static_cast<long long>(std::get<2>(key)), times.first * 1e3,
         times.second * 1e3);
+  llvm::outs() << "per kernel kind (FLOPs and bytes of its buffers per "
+                  "second):\n";
+  for (const planner::MeasuredKernel &kernel : measured.kernels())
+    llvm::outs() << llvm::format(
+        "  %-20s %-5s %-22s %6lld launches %10.3f ms %9.2f GFLOP/s %9.2f "
+        "GB/s\n",
+        kernel.deviceType.c_str(),
+        planner::precisionName(kernel.precision).str().c_str(),
+        kernel.kernel.c_str(), static_cast<long long>(kernel.launches),
+        kernel.seconds * 1e3, kernel.flops / kernel.seconds / 1e9,
+        kernel.bytes / kernel.seconds / 1e9);
   llvm::outs() << "wrote " << outputPath << "\n";
   return kExitSuccess;
 }

@@ -122,6 +122,18 @@ Totals sum(const planner::ModelProfile &profile) {
   return totals;
 }
 
+/// A segment's op kinds, whole-batch like the segment's own figures.
+llvm::json::Object kindsJson(const planner::SegmentCost &segment) {
+  llvm::json::Object kinds;
+  for (const auto &[name, kind] : segment.kinds)
+    kinds[name] = llvm::json::Object{
+        {"forward_flops", int64_t(kind.forwardFlops * batchSize)},
+        {"backward_flops", int64_t(kind.backwardFlops * batchSize)},
+        {"forward_bytes", int64_t(kind.forwardBytes * batchSize)},
+        {"backward_bytes", int64_t(kind.backwardBytes * batchSize)}};
+  return kinds;
+}
+
 void printJson(const planner::ModelProfile &profile, const Totals &totals) {
   llvm::json::Array array;
   for (const auto &[index, s] : llvm::enumerate(profile.segments))
@@ -136,7 +148,8 @@ void printJson(const planner::ModelProfile &profile, const Totals &totals) {
         {"backward_bytes", int64_t(s.backwardBytes * batchSize)},
         {"saved_activation_bytes_per_sample", s.savedActivationBytes},
         {"boundary_bytes_per_sample", s.boundaryBytes},
-        {"recompute", isRecomputed(index)}});
+        {"recompute", isRecomputed(index)},
+        {"kinds", kindsJson(s)}});
   llvm::json::Array shared;
   for (const planner::SharedParameter &parameter : profile.sharedParameters)
     shared.push_back(llvm::json::Object{

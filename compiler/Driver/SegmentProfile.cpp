@@ -58,6 +58,19 @@ readModelProfile(ModuleOp module, StringRef modelName, int64_t seq) {
     cost.backwardBytes = get("backward_bytes") / batch;
     cost.savedActivationBytes = get("saved_activation_bytes_per_sample");
     cost.boundaryBytes = get("boundary_bytes_per_sample");
+    if (auto kinds = dict ? dict.getAs<DictionaryAttr>("kinds") : nullptr)
+      for (NamedAttribute named : kinds) {
+        auto kind = llvm::dyn_cast<DictionaryAttr>(named.getValue());
+        auto kindGet = [&](StringRef name) -> double {
+          auto value = kind ? kind.getAs<IntegerAttr>(name) : IntegerAttr();
+          return value ? static_cast<double>(value.getInt()) / batch : 0.0;
+        };
+        planner::KindCost &into = cost.kinds[named.getName().str()];
+        into.forwardFlops = kindGet("forward_flops");
+        into.backwardFlops = kindGet("backward_flops");
+        into.forwardBytes = kindGet("forward_bytes");
+        into.backwardBytes = kindGet("backward_bytes");
+      }
     profile.segments.push_back(cost);
   }
   if (auto shared = func->getAttrOfType<ArrayAttr>(hetg::kSharedParametersAttr))

@@ -23,16 +23,18 @@
 // (2 * 96 B): 240; the LM head of segment 3 reads x2 (96 B) and the table
 // (128 B) and writes the logits (192 B): 416.
 //
-// Per-sample numbers divide by the batch, 2.
+// Per-sample numbers divide by the batch, 2. `kinds` splits each segment's
+// figures by op kind (segment 1: add 24 + gelu 192 + matmul 192 = 408
+// forward FLOPs); kinds with no FLOPs and no bytes are left out.
 
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: hetg.batch = 2
 // CHECK-SAME: hetg.segments = [
-// CHECK-SAME: {backward_bytes = 656 : i64, backward_flops = 56 : i64, boundary_bytes_per_sample = 48 : i64, forward_bytes = 240 : i64, forward_flops = 0 : i64, index = 0 : i64, ops = 1 : i64, parameter_bytes = 128 : i64, parameters = 32 : i64, recompute = false, saved_activation_bytes_per_sample = 24 : i64},
-// CHECK-SAME: {backward_bytes = 1088 : i64, backward_flops = 816 : i64, boundary_bytes_per_sample = 48 : i64, forward_bytes = 736 : i64, forward_flops = 408 : i64, index = 1 : i64, ops = 3 : i64, parameter_bytes = 64 : i64, parameters = 16 : i64, recompute = false, saved_activation_bytes_per_sample = 96 : i64},
-// CHECK-SAME: {backward_bytes = 800 : i64, backward_flops = 408 : i64, boundary_bytes_per_sample = 48 : i64, forward_bytes = 544 : i64, forward_flops = 216 : i64, index = 2 : i64, ops = 2 : i64, parameter_bytes = 64 : i64, parameters = 16 : i64, recompute = false, saved_activation_bytes_per_sample = 48 : i64},
-// CHECK-SAME: {backward_bytes = 832 : i64, backward_flops = 768 : i64, boundary_bytes_per_sample = 96 : i64, forward_bytes = 416 : i64, forward_flops = 384 : i64, index = 3 : i64, ops = 1 : i64, parameter_bytes = 0 : i64, parameters = 0 : i64, recompute = false, saved_activation_bytes_per_sample = 48 : i64},
-// CHECK-SAME: {backward_bytes = 436 : i64, backward_flops = 432 : i64, boundary_bytes_per_sample = 0 : i64, forward_bytes = 244 : i64, forward_flops = 348 : i64, index = 4 : i64, ops = 3 : i64, parameter_bytes = 0 : i64, parameters = 0 : i64, recompute = false, saved_activation_bytes_per_sample = 120 : i64}]
+// CHECK-SAME: {backward_bytes = 656 : i64, backward_flops = 56 : i64, boundary_bytes_per_sample = 48 : i64, forward_bytes = 240 : i64, forward_flops = 0 : i64, index = 0 : i64, kinds = {add = {backward_bytes = 384 : i64, backward_flops = 32 : i64, forward_bytes = 0 : i64, forward_flops = 0 : i64}, gather = {backward_bytes = 0 : i64, backward_flops = 0 : i64, forward_bytes = 240 : i64, forward_flops = 0 : i64}, gather_grad = {backward_bytes = 272 : i64, backward_flops = 24 : i64, forward_bytes = 0 : i64, forward_flops = 0 : i64}}, ops = 1 : i64, parameter_bytes = 128 : i64, parameters = 32 : i64, recompute = false, saved_activation_bytes_per_sample = 24 : i64},
+// CHECK-SAME: {backward_bytes = 1088 : i64, backward_flops = 816 : i64, boundary_bytes_per_sample = 48 : i64, forward_bytes = 736 : i64, forward_flops = 408 : i64, index = 1 : i64, kinds = {add = {backward_bytes = 288 : i64, backward_flops = 24 : i64, forward_bytes = 288 : i64, forward_flops = 24 : i64}, gelu = {backward_bytes = 0 : i64, backward_flops = 0 : i64, forward_bytes = 192 : i64, forward_flops = 192 : i64}, gelu_grad = {backward_bytes = 288 : i64, backward_flops = 408 : i64, forward_bytes = 0 : i64, forward_flops = 0 : i64}, matmul = {backward_bytes = 512 : i64, backward_flops = 384 : i64, forward_bytes = 256 : i64, forward_flops = 192 : i64}}, ops = 3 : i64, parameter_bytes = 64 : i64, parameters = 16 : i64, recompute = false, saved_activation_bytes_per_sample = 96 : i64},
+// CHECK-SAME: {backward_bytes = 800 : i64, backward_flops = 408 : i64, boundary_bytes_per_sample = 48 : i64, forward_bytes = 544 : i64, forward_flops = 216 : i64, index = 2 : i64, kinds = {add = {backward_bytes = 288 : i64, backward_flops = 24 : i64, forward_bytes = 288 : i64, forward_flops = 24 : i64}, matmul = {backward_bytes = 512 : i64, backward_flops = 384 : i64, forward_bytes = 256 : i64, forward_flops = 192 : i64}}, ops = 2 : i64, parameter_bytes = 64 : i64, parameters = 16 : i64, recompute = false, saved_activation_bytes_per_sample = 48 : i64},
+// CHECK-SAME: {backward_bytes = 832 : i64, backward_flops = 768 : i64, boundary_bytes_per_sample = 96 : i64, forward_bytes = 416 : i64, forward_flops = 384 : i64, index = 3 : i64, kinds = {matmul = {backward_bytes = 832 : i64, backward_flops = 768 : i64, forward_bytes = 416 : i64, forward_flops = 384 : i64}}, ops = 1 : i64, parameter_bytes = 0 : i64, parameters = 0 : i64, recompute = false, saved_activation_bytes_per_sample = 48 : i64},
+// CHECK-SAME: {backward_bytes = 436 : i64, backward_flops = 432 : i64, boundary_bytes_per_sample = 0 : i64, forward_bytes = 244 : i64, forward_flops = 348 : i64, index = 4 : i64, kinds = {cross_entropy = {backward_bytes = 0 : i64, backward_flops = 0 : i64, forward_bytes = 244 : i64, forward_flops = 348 : i64}, cross_entropy_grad = {backward_bytes = 436 : i64, backward_flops = 432 : i64, forward_bytes = 0 : i64, forward_flops = 0 : i64}}, ops = 3 : i64, parameter_bytes = 0 : i64, parameters = 0 : i64, recompute = false, saved_activation_bytes_per_sample = 120 : i64}]
 // CHECK-SAME: hetg.shared_parameters = [{bytes = 128 : i64, elements = 32 : i64, name = "emb", segments = array<i64: 0, 3>}]
 // CHECK: global_load_const @emb {{.*}}{hetg.segment = 0 : i64}
 // CHECK-NEXT: %[[X0:.*]] = hetg.gather {{.*}}{hetg.cut = 0 : i64, hetg.segment = 0 : i64}
@@ -49,11 +51,11 @@
 // CHECK-NEXT: hetg.cross_entropy {{.*}}{hetg.segment = 4 : i64}
 
 // RECOMPUTE-LABEL: func.func @main
-// RECOMPUTE-SAME: index = 0 : i64{{[^}]*}}recompute = false
-// RECOMPUTE-SAME: index = 1 : i64{{[^}]*}}recompute = true
-// RECOMPUTE-SAME: index = 2 : i64{{[^}]*}}recompute = false
-// RECOMPUTE-SAME: index = 3 : i64{{[^}]*}}recompute = true
-// RECOMPUTE-SAME: index = 4 : i64{{[^}]*}}recompute = false
+// RECOMPUTE-SAME: index = 0 : i64, kinds = {{.*}}, recompute = false, saved_activation_bytes_per_sample = 24 : i64}
+// RECOMPUTE-SAME: index = 1 : i64, kinds = {{.*}}, recompute = true, saved_activation_bytes_per_sample = 96 : i64}
+// RECOMPUTE-SAME: index = 2 : i64, kinds = {{.*}}, recompute = false, saved_activation_bytes_per_sample = 48 : i64}
+// RECOMPUTE-SAME: index = 3 : i64, kinds = {{.*}}, recompute = true, saved_activation_bytes_per_sample = 48 : i64}
+// RECOMPUTE-SAME: index = 4 : i64, kinds = {{.*}}, recompute = false, saved_activation_bytes_per_sample = 120 : i64}
 // RANGE: error: recompute names segment 5, but @main has 5 segments (0 to 4)
 
 ml_program.global private @emb(dense<0.5> : tensor<8x4xf32>) : tensor<8x4xf32>
@@ -84,10 +86,10 @@ func.func @main(%ids: tensor<2x3xi64> {hetg.name = "input_ids"}, %labels: tensor
 // read in segments 1 and 2, counts in segment 1.
 
 // CHECK-LABEL: func.func @side_values
-// CHECK-SAME: index = 0 : i64, ops = 1 : i64, parameter_bytes = 128 : i64
-// CHECK-SAME: index = 1 : i64, ops = 8 : i64, parameter_bytes = 64 : i64
-// CHECK-SAME: index = 2 : i64, ops = 3 : i64, parameter_bytes = 0 : i64
-// CHECK-SAME: index = 3 : i64, ops = 1 : i64, parameter_bytes = 0 : i64
+// CHECK-SAME: index = 0 : i64, kinds = {{.*}}, ops = 1 : i64, parameter_bytes = 128 : i64
+// CHECK-SAME: index = 1 : i64, kinds = {{.*}}, ops = 8 : i64, parameter_bytes = 64 : i64
+// CHECK-SAME: index = 2 : i64, kinds = {{.*}}, ops = 3 : i64, parameter_bytes = 0 : i64
+// CHECK-SAME: index = 3 : i64, kinds = {{.*}}, ops = 1 : i64, parameter_bytes = 0 : i64
 // CHECK: hetg.gather {{.*}}{hetg.cut = 0 : i64, hetg.segment = 0 : i64}
 // CHECK-NEXT: hetg.constant {{.*}}{hetg.segment = 1 : i64}
 // CHECK-NEXT: hetg.equal {{.*}}{hetg.segment = 1 : i64}

@@ -196,11 +196,16 @@ TEST(ModelProfile, JsonFiguresArePerSample) {
       {"index": 0, "ops": 3, "parameters": 10, "parameter_bytes": 40,
        "forward_flops": 200, "backward_flops": 400, "forward_bytes": 60,
        "backward_bytes": 80, "saved_activation_bytes_per_sample": 128,
-       "boundary_bytes_per_sample": 64, "recompute": false},
+       "boundary_bytes_per_sample": 64, "recompute": false,
+       "kinds": {"matmul": {"forward_flops": 180, "backward_flops": 360,
+                            "forward_bytes": 40, "backward_bytes": 60},
+                 "gelu": {"forward_flops": 20, "backward_flops": 40,
+                          "forward_bytes": 20, "backward_bytes": 20}}},
       {"index": 1, "ops": 1, "parameters": 0, "parameter_bytes": 0,
        "forward_flops": 20, "backward_flops": 40,
        "saved_activation_bytes_per_sample": 8,
-       "boundary_bytes_per_sample": 0, "recompute": false}]})");
+       "boundary_bytes_per_sample": 0, "recompute": false,
+       "kinds": {"gelu": {"forward_flops": 20, "backward_flops": 40}}}]})");
   ASSERT_TRUE(static_cast<bool>(profile))
       << llvm::toString(profile.takeError());
   EXPECT_EQ(profile->seqLen, 16);
@@ -210,12 +215,17 @@ TEST(ModelProfile, JsonFiguresArePerSample) {
   EXPECT_EQ(profile->segments[0].backwardBytes, 40);
   // Bytes moved default to 0 where the profile predates them.
   EXPECT_EQ(profile->segments[1].forwardBytes, 0);
+  // Op kinds are per sample too; the range adds them up by kind.
+  EXPECT_EQ(profile->segments[0].kinds.at("matmul").backwardFlops, 180);
+  EXPECT_EQ(profile->segments[1].kinds.at("gelu").backwardBytes, 0);
 
   SegmentCost both = profile->range(0, 2);
   EXPECT_EQ(both.ops, 4);
   EXPECT_EQ(both.parameterBytes, 40);
   EXPECT_EQ(both.backwardFlops, 220);
   EXPECT_EQ(both.savedActivationBytes, 136);
+  EXPECT_EQ(both.kinds.at("gelu").forwardFlops, 20);
+  EXPECT_EQ(both.kinds.at("matmul").forwardBytes, 20);
   // What leaves the range leaves its last segment.
   EXPECT_EQ(both.boundaryBytes, 0);
   EXPECT_EQ(profile->range(0, 1).boundaryBytes, 64);
@@ -235,6 +245,13 @@ TEST(ModelProfile, ErrorsNameTheField) {
                  "backward_flops": 2, "saved_activation_bytes_per_sample": 0,
                  "boundary_bytes_per_sample": 4}]})"),
             "segments[0].parameters: expected a number >= 0, got -1");
+  EXPECT_EQ(errorOf(R"({"batch": 1, "seq": 16, "segments": [
+                {"parameters": 1, "parameter_bytes": 4, "forward_flops": 1,
+                 "backward_flops": 2, "saved_activation_bytes_per_sample": 0,
+                 "boundary_bytes_per_sample": 4,
+                 "kinds": {"add": {"forward_flops": -1}}}]})"),
+            "segments[0].kinds.add.forward_flops: expected a number >= 0, "
+            "got -1");
   EXPECT_EQ(errorOf(R"({"batch": 1, "segments": []})"),
             "seq: expected a positive integer");
   EXPECT_EQ(errorOf("[1, 2]"), "profile: expected a JSON object");

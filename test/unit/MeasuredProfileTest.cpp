@@ -1,8 +1,9 @@
 //===- MeasuredProfileTest.cpp - measured calls in the cost model ---------===//
 //
 // The measured profile's interpolation in the micro-batch size, averaging
-// and JSON round trip, and the cost model taking measured seconds where they
-// cover a call (on the X1 cluster of PlannerTestCluster.h).
+// and JSON round trip, its kernel kinds, and the cost model taking measured
+// seconds where they cover a call and the kinds' rates where they do not
+// (on the X1 cluster of PlannerTestCluster.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -162,6 +163,101 @@ TEST(MeasuredProfile, CostModelTakesMeasuredCallsWhereTheyCoverTheRange) {
               (4e9 + curve.halfEfficiencyFlops) /
                   (10e12 * curve.maxEfficiency),
               1e-12);
+}
+
+MeasuredKernel kernel(const char *name, double flops, double bytes,
+                      double seconds, int64_t launches = 1) {
+  return {"X1", Precision::F32, name, launches, flops, bytes, seconds};
+}
+
+TEST(MeasuredProfile, KernelKindsAreSummedMergedAndSurviveTheJson) {
+  MeasuredProfile profile("m", 16, 2);
+  profile.addKernel(kernel("matmul", 4e9, 1e6, 0.001, 3));
+  profile.addKernel(kernel("matmul", 2e9, 1e6, 0.002, 1));
+  profile.addKernel(kernel("transpose", 0, 8e6, 0.004, 2));
+  EXPECT_TRUE(profile.hasKernels("X1", Precision::F32));
+  EXPECT_FALSE(profile.hasKernels("X1", Precision::BF16));
+  EXPECT_FALSE(profile.hasKernels("X", Precision::F32));
+  std::optional<MeasuredKernel> matmul =
+      profile.kernel("X1", Precision::F32, "matmul");
+  ASSERT_TRUE(matmul);
+  EXPECT_EQ(matmul->launches, 4);
+  EXPECT_DOUBLE_EQ(matmul->flops, 6e9);
+  EXPECT_DOUBLE_EQ(matmul->seconds, 0.003);
+
+  llvm::Expected<MeasuredProfile> read =
+      parseMeasuredProfile(profile.toJSON(), "p.json");
+  ASSERT_TRUE(static_cast<bool>(read)) << llvm::toString(read.takeError());
+  std::vector<MeasuredKernel> kernels = read->kernels();
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(kernels[1].kernel, "transpose");
+  EXPECT_EQ(kernels[1].launches, 2);
+  EXPECT_DOUBLE_EQ(kernels[1].bytes, 8e6);
+  EXPECT_NEAR(kernels[0].seconds, 0.003, 1e-9);
+
+  ASSERT_FALSE(static_cast<bool>(read->merge(profile)));
+  EXPECT_EQ(read->kernel("X1", Precision::F32, "transpose")->launches, 4);
+
+  auto error = [](llvm::StringRef kernelJson) {
+    llvm::Expected<MeasuredProfile> parsed = parseMeasuredProfile(
+        (R"({"format": "hetc-measured-profile", "version": 1, "model": "m",
+             "seq_len": 16, "segments": 2, "calls": [], "kernels": [)" +
+         kernelJson + "]}")
+            .str(),
+        "p.json");
+    return parsed ? std::string("parsed") : llvm::toString(parsed.takeError());
+  };
+  EXPECT_EQ(error(R"({"device_type": "X1", "precision": "f32"})"),
+            "p.json: kernels[0]: needs \"device_type\", \"kernel\" and "
+            "\"precision\" (f32, bf16 or f16)");
+  EXPECT_EQ(error(R"({"device_type": "X1", "precision": "f32", "kernel":
+                      "add", "launches": 1, "flops": 0, "bytes": 8,
+                      "seconds": 0})"),
+            "p.json: kernels[0]: \"launches\" must be a positive integer, "
+            "\"flops\" and \"bytes\" numbers >= 0 and \"seconds\" a number "
+            "> 0");
+}
+
+TEST(MeasuredProfile, CostModelTimesUnmeasuredSegmentsByTheirKinds) {
+  Cluster cluster = makeCluster({2});
+  ModelProfile profile = uniformProfile(3);
+  for (SegmentCost &segment : profile.segments) {
+    // 1e9 forward FLOPs: 0.9e9 of matmul, 0.1e9 of gelu; a transpose
+    // moving 4e6 f32 bytes and no FLOPs; a softmax nobody measured.
+    segment.kinds["matmul"] = {0.9e9, 1.8e9, 1e6, 2e6};
+    segment.kinds["gelu"] = {0.1e9, 0.2e9, 1e6, 1e6};
+    segment.kinds["transpose"] = {0, 0, 4e6, 4e6};
+    segment.kinds["softmax"] = {0, 0, 0, 2e6};
+  }
+  MeasuredProfile measured("uniform", 16, 3);
+  measured.add(call(Pass::Forward, 0, 2, 0.5));
+  // matmul at 1e12 FLOP/s, gelu at 1e10, transpose at 1e9 bytes/s.
+  measured.addKernel(kernel("matmul", 2e12, 0, 2.0, 10));
+  measured.addKernel(kernel("gelu", 1e10, 1e9, 1.0, 10));
+  measured.addKernel(kernel("transpose", 0, 4e9, 4.0, 10));
+  CostModel cost(cluster, profile);
+  cost.useMeasurements(measured);
+  // Segment 0's forward was measured: as measured.
+  EXPECT_DOUBLE_EQ(cost.computeSeconds(0, 0, 1, false, 2), 0.5);
+  // Segments 1 and 2, forward, 2 samples: 2 x 2 x (0.9e9 / 1e12 +
+  // 0.1e9 / 1e10 + 4e6 / 1e9) = 0.0596 s.
+  EXPECT_NEAR(cost.computeSeconds(0, 1, 3, false, 2), 0.0596, 1e-12);
+  // The backward adds the softmax, which no launch measured: its bytes by
+  // the roofline, 2 x 2 x 2e6 bytes over X1's memory bandwidth.
+  double softmax = 8e6 / (cluster.devices[0].gpu.memoryBandwidthGBps * 1e9);
+  EXPECT_NEAR(cost.computeSeconds(0, 1, 3, true, 2),
+              4 * (1.8e9 / 1e12 + 0.2e9 / 1e10 + 4e6 / 1e9) + softmax, 1e-12);
+  // No kernel measured in bf16: the roofline of the whole range, as
+  // without kernels.
+  MeasuredProfile callsOnly("uniform", 16, 3);
+  callsOnly.add(call(Pass::Forward, 0, 2, 0.5));
+  CostModel withoutKinds(cluster, profile);
+  withoutKinds.useMeasurements(callsOnly);
+  EXPECT_DOUBLE_EQ(
+      cost.computeSeconds(0, 1, 3, false, 2, false, Precision::BF16),
+      withoutKinds.computeSeconds(0, 1, 3, false, 2, false, Precision::BF16));
+  EXPECT_NE(cost.computeSeconds(0, 1, 3, false, 2),
+            withoutKinds.computeSeconds(0, 1, 3, false, 2));
 }
 
 } // namespace

@@ -5,7 +5,8 @@ the measured profile.
 
 From the trace alone (each launch's pid, step, duration, segment and phase), the plan
 (device names NODE/TYPE:INDEX, micro-batches) and WARMUP (steps left out), recomputes
-every call's seconds and compares them with PROFILE.json; checks that every stage's
+every call's seconds and every kernel kind's launches and seconds and compares them
+with PROFILE.json; checks that every stage's
 segments were measured forward and backward; then that each rank's predicted compute
 in PLAN_OUTPUT.txt (`hetc plan --plan PLAN.json --profile PROFILE.json`) is its
 micro-batches' measured calls plus at most 0.02 ms of optimizer update.
@@ -52,6 +53,23 @@ def main(trace_path, plan_path, profile_path, warmup, plan_output_path):
         seconds, count = got[key]
         if count != len(values) or abs(seconds - mean) > 1e-5 * mean + 1e-12:
             fail(f"{key}: {seconds} s over {count} ranks, the trace says {mean} over {len(values)}")
+    kernels = collections.defaultdict(lambda: [0, 0.0])
+    for e in events:
+        if e["args"]["step"] in steps:
+            stage, replica = ranks[e["pid"]]
+            device_type = replica["device"].split("/")[1].split(":")[0]
+            kernel = kernels[(device_type, stage.get("precision", "f32"), e["name"])]
+            kernel[0] += 1
+            kernel[1] += e["dur"] * 1e-6
+    got_kernels = {(k["device_type"], k["precision"], k["kernel"]): (k["launches"], k["seconds"])
+                   for k in profile["kernels"]}
+    if set(got_kernels) != set(kernels):
+        fail(f"kernel kinds {sorted(set(got_kernels) ^ set(kernels))} differ")
+    for key, (launches, seconds) in kernels.items():
+        got_launches, got_seconds = got_kernels[key]
+        if got_launches != launches or abs(got_seconds - seconds) > 1e-5 * seconds + 1e-12:
+            fail(f"{key}: {got_launches} launches in {got_seconds} s, the trace says "
+                 f"{launches} in {seconds}")
     for stage in plan["stages"]:
         for replica in stage["replicas"]:
             device_type = replica["device"].split("/")[1].split(":")[0]
@@ -77,8 +95,8 @@ def main(trace_path, plan_path, profile_path, warmup, plan_output_path):
         if not -5e-4 <= float(compute_ms) - measured_ms <= 0.02 + 5e-4:
             fail(f"rank {rank_text}: predicted compute {compute_ms} ms, measured calls "
                  f"{measured_ms:.4f} ms")
-    print(f"PASS: {len(got)} calls match the trace over {len(steps)} steps; every stage "
-          f"measured; {len(rows)} ranks predicted from them")
+    print(f"PASS: {len(got)} calls and {len(kernels)} kernel kinds match the trace over "
+          f"{len(steps)} steps; every stage measured; {len(rows)} ranks predicted from them")
 
 
 if __name__ == "__main__":
