@@ -1,8 +1,9 @@
 //===- Norms.cpp ----------------------------------------------------------===//
 //
 // Rows are independent in the forward pass and for dx; the parameter
-// gradients sum over rows, so they run in parallel over column chunks, each
-// visiting the rows in order (deterministic for any thread count).
+// gradients sum over rows: the backward adds them up in fixed blocks of rows
+// as it computes dx (one pass over x and dy), then adds the blocks' sums in
+// block order (deterministic for any thread count).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,7 +13,9 @@
 #include "runtime/cpu/internal/Parallel.h"
 #include "runtime/cpu/internal/VectorMath.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace hetc::runtime::cpu {
 namespace {
@@ -21,6 +24,7 @@ using internal::laneSum;
 using internal::parallelFor;
 
 constexpr int64_t kColChunk = 64;
+constexpr int64_t kGradRowBlock = 32;
 
 Status checkF32(const TensorView &t, const char *what) {
   HETC_RETURN_IF_ERROR(checkDType(t, DType::kF32, what));
@@ -46,34 +50,63 @@ int64_t rowGrain(int64_t cols) {
   return std::max<int64_t>(1, 4096 / std::max<int64_t>(cols, 1));
 }
 
-// dscale[c] (+)= sum_r dy[r,c] * xhat[r,c] and dbias[c] (+)= sum_r dy[r,c],
-// xhat = (x - mean[r]) * rstd[r] (mean null for RMS norm).
-void paramGrads(const float *x, const float *dy, const float *mean,
-                const float *rstd, int64_t rows, int64_t cols, float *dscale,
-                float *dbias, bool accumulate) {
+// Partial sums of the parameter gradients, one pair of rows of `cols`
+// doubles per block of rows; reused by the calling thread.
+std::vector<double> &partialSums(size_t size) {
+  thread_local std::vector<double> partials;
+  if (partials.size() < size)
+    partials.resize(size);
+  return partials;
+}
+
+// The backward of a norm in one pass over x and dy: blocks of kGradRowBlock
+// rows run in parallel, and `row(r, scale, bias)` computes row r's dx and
+// adds its terms of dscale[c] = sum_r dy[r,c] * xhat[r,c] and dbias[c] =
+// sum_r dy[r,c] into its block's partial sums (bias null without dbias;
+// both null without parameter gradients). The blocks' partials are then
+// added in block order: the same sums for any thread count.
+template <typename Row>
+void normBackwardRows(int64_t rows, int64_t cols, float *dscale, float *dbias,
+                      bool accumulate, const Row &row) {
+  int64_t blocks = (rows + kGradRowBlock - 1) / kGradRowBlock;
+  bool params = dscale || dbias;
+  double *partials =
+      params ? partialSums(static_cast<size_t>(blocks * 2 * cols)).data()
+             : nullptr;
+  parallelFor(blocks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t block = b; block < e; ++block) {
+      double *scaleSums = params ? partials + block * 2 * cols : nullptr;
+      double *biasSums = dbias ? scaleSums + cols : nullptr;
+      if (params)
+        std::fill(scaleSums, scaleSums + 2 * cols, 0.0);
+      int64_t end = std::min(rows, (block + 1) * kGradRowBlock);
+      for (int64_t r = block * kGradRowBlock; r < end; ++r)
+        row(r, scaleSums, biasSums);
+    }
+  });
+  if (!params)
+    return;
   int64_t chunks = (cols + kColChunk - 1) / kColChunk;
   parallelFor(chunks, 1, [&](int64_t b, int64_t e) {
-    double accScale[kColChunk], accBias[kColChunk];
+    double scaleSum[kColChunk], biasSum[kColChunk];
     for (int64_t ch = b; ch < e; ++ch) {
       int64_t c0 = ch * kColChunk, cn = std::min(kColChunk, cols - c0);
       for (int64_t c = 0; c < cn; ++c)
-        accScale[c] = accBias[c] = 0.0;
-      for (int64_t r = 0; r < rows; ++r) {
-        const float *xr = x + r * cols + c0;
-        const float *dyr = dy + r * cols + c0;
-        float mu = mean ? mean[r] : 0.0f, rs = rstd[r];
+        scaleSum[c] = biasSum[c] = 0.0;
+      for (int64_t block = 0; block < blocks; ++block) {
+        const double *sums = partials + block * 2 * cols + c0;
         for (int64_t c = 0; c < cn; ++c) {
-          accScale[c] += static_cast<double>(dyr[c]) * ((xr[c] - mu) * rs);
-          accBias[c] += dyr[c];
+          scaleSum[c] += sums[c];
+          biasSum[c] += sums[cols + c];
         }
       }
       for (int64_t c = 0; c < cn; ++c) {
         if (dscale)
           dscale[c0 + c] = static_cast<float>(
-              (accumulate ? dscale[c0 + c] : 0.0) + accScale[c]);
+              (accumulate ? dscale[c0 + c] : 0.0) + scaleSum[c]);
         if (dbias)
           dbias[c0 + c] = static_cast<float>(
-              (accumulate ? dbias[c0 + c] : 0.0) + accBias[c]);
+              (accumulate ? dbias[c0 + c] : 0.0) + biasSum[c]);
       }
     }
   });
@@ -156,32 +189,35 @@ Status layerNormBackward(const TensorView &x, const TensorView *scale,
   const float *rp = rstd.as<float>();
   const float *dyp = dy.as<float>();
   float *dxp = dx.as<float>();
-  parallelFor(rows, rowGrain(cols), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      const float *xr = xp + r * cols;
-      const float *dyr = dyp + r * cols;
-      float *dxr = dxp + r * cols;
-      float mu = mp[r], rs = rp[r];
-      double sumG = laneSum(cols, [&](int64_t c) {
-        return static_cast<double>(sp ? dyr[c] * sp[c] : dyr[c]);
+  normBackwardRows(
+      rows, cols, dscale ? dscale->as<float>() : nullptr,
+      dbias ? dbias->as<float>() : nullptr, accumulateParamGrads,
+      [&](int64_t r, double *scaleSums, double *biasSums) {
+        const float *xr = xp + r * cols;
+        const float *dyr = dyp + r * cols;
+        float *dxr = dxp + r * cols;
+        float mu = mp[r], rs = rp[r];
+        double sumG = laneSum(cols, [&](int64_t c) {
+          return static_cast<double>(sp ? dyr[c] * sp[c] : dyr[c]);
+        });
+        double sumGX = laneSum(cols, [&](int64_t c) {
+          float g = sp ? dyr[c] * sp[c] : dyr[c];
+          return static_cast<double>(g) * ((xr[c] - mu) * rs);
+        });
+        float meanG = static_cast<float>(sumG / static_cast<double>(cols));
+        float meanGX = static_cast<float>(sumGX / static_cast<double>(cols));
+        for (int64_t c = 0; c < cols; ++c) {
+          float g = sp ? dyr[c] * sp[c] : dyr[c];
+          float xhat = (xr[c] - mu) * rs;
+          dxr[c] = rs * (g - meanG - xhat * meanGX);
+        }
+        if (scaleSums)
+          for (int64_t c = 0; c < cols; ++c)
+            scaleSums[c] += static_cast<double>(dyr[c]) * ((xr[c] - mu) * rs);
+        if (biasSums)
+          for (int64_t c = 0; c < cols; ++c)
+            biasSums[c] += dyr[c];
       });
-      double sumGX = laneSum(cols, [&](int64_t c) {
-        float g = sp ? dyr[c] * sp[c] : dyr[c];
-        return static_cast<double>(g) * ((xr[c] - mu) * rs);
-      });
-      float meanG = static_cast<float>(sumG / static_cast<double>(cols));
-      float meanGX = static_cast<float>(sumGX / static_cast<double>(cols));
-      for (int64_t c = 0; c < cols; ++c) {
-        float g = sp ? dyr[c] * sp[c] : dyr[c];
-        float xhat = (xr[c] - mu) * rs;
-        dxr[c] = rs * (g - meanG - xhat * meanGX);
-      }
-    }
-  });
-  if (dscale || dbias)
-    paramGrads(xp, dyp, mp, rp, rows, cols,
-               dscale ? dscale->as<float>() : nullptr,
-               dbias ? dbias->as<float>() : nullptr, accumulateParamGrads);
   return okStatus();
 }
 
@@ -237,26 +273,26 @@ Status rmsNormBackward(const TensorView &x, const TensorView *scale,
   const float *rp = rstd.as<float>();
   const float *dyp = dy.as<float>();
   float *dxp = dx.as<float>();
-  parallelFor(rows, rowGrain(cols), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      const float *xr = xp + r * cols;
-      const float *dyr = dyp + r * cols;
-      float *dxr = dxp + r * cols;
-      float rs = rp[r];
-      double sumGX = laneSum(cols, [&](int64_t c) {
-        float g = sp ? dyr[c] * sp[c] : dyr[c];
-        return static_cast<double>(g) * (xr[c] * rs);
+  normBackwardRows(
+      rows, cols, dscale ? dscale->as<float>() : nullptr, nullptr,
+      accumulateParamGrads, [&](int64_t r, double *scaleSums, double *) {
+        const float *xr = xp + r * cols;
+        const float *dyr = dyp + r * cols;
+        float *dxr = dxp + r * cols;
+        float rs = rp[r];
+        double sumGX = laneSum(cols, [&](int64_t c) {
+          float g = sp ? dyr[c] * sp[c] : dyr[c];
+          return static_cast<double>(g) * (xr[c] * rs);
+        });
+        float meanGX = static_cast<float>(sumGX / static_cast<double>(cols));
+        for (int64_t c = 0; c < cols; ++c) {
+          float g = sp ? dyr[c] * sp[c] : dyr[c];
+          dxr[c] = rs * (g - xr[c] * rs * meanGX);
+        }
+        if (scaleSums)
+          for (int64_t c = 0; c < cols; ++c)
+            scaleSums[c] += static_cast<double>(dyr[c]) * (xr[c] * rs);
       });
-      float meanGX = static_cast<float>(sumGX / static_cast<double>(cols));
-      for (int64_t c = 0; c < cols; ++c) {
-        float g = sp ? dyr[c] * sp[c] : dyr[c];
-        dxr[c] = rs * (g - xr[c] * rs * meanGX);
-      }
-    }
-  });
-  if (dscale)
-    paramGrads(xp, dyp, nullptr, rp, rows, cols, dscale->as<float>(), nullptr,
-               accumulateParamGrads);
   return okStatus();
 }
 
