@@ -152,6 +152,10 @@ def HetgMixedPrecision : Pass<"hetg-mixed-precision", "mlir::ModuleOp"> {
     gradient has its value's type, and the gradient of a parameter's cast
     casts back, so the parameter gradients arrive in f32. Norm statistics,
     softmax and the log-sum-exp are computed in f32 inside the kernels.
+    Where only AdamW's update reads such a widened gradient, the
+    canonicalizer has the update read the bf16 or f16 gradient itself
+    (`hetg.adamw ... grad T`, widened exactly in the update): one pass over
+    every gradient fewer.
 
     `precision` is the type of every op; `segment-precision` gives one type
     per segment (`hetg.segment`, numbered from 0) and overrides it for the
@@ -351,6 +355,10 @@ def HetgSegment : Pass<"hetg-segment", "mlir::ModuleOp"> {
         in the backward pass instead of saved (the `recompute` option).
         `hetg-recompute` acts on it after `hetg-autodiff`; the
         saved-activation numbers do not depend on it;
+      - `kinds`: the four FLOP and byte figures above split by op kind (the
+        op's name without its dialect, `matmul`, `attention_grad`, ..., the
+        name of the launches that run it), one dictionary per kind with any
+        FLOPs or bytes;
     - where float globals are read in several segments (a tied embedding
       and LM head), the function gets `hetg.shared_parameters`, one
       dictionary per such global: `name`, `elements`, `bytes` and

@@ -9,6 +9,8 @@
 // - attention_grad needs the forward's result and each row's log-sum-exp;
 //   where the forward it differentiates is in the same block, that forward
 //   keeps them (with_lse) instead of the backward computing them again.
+// - A bf16 or f16 gradient widened by a cast only for the update is read by
+//   the update as it is (adamw widens it exactly): no pass over it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -165,6 +167,26 @@ struct DropUnreadLse : OpRewritePattern<AttentionOp> {
   }
 };
 
+/// adamw(p, cast(g16 to f32), m, v) where the cast widens a float and only
+/// the update reads it: adamw(p, g16, m, v).
+struct ReadGradientUnwidened : OpRewritePattern<AdamWOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AdamWOp op,
+                                PatternRewriter &rewriter) const override {
+    auto cast = op.getGrad().getDefiningOp<CastOp>();
+    if (!cast || !cast.getResult().hasOneUse())
+      return rewriter.notifyMatchFailure(op, "no cast read by the update only");
+    auto from = llvm::dyn_cast<FloatType>(
+        getElementTypeOrSelf(cast.getInput().getType()));
+    auto to = llvm::dyn_cast<FloatType>(getElementTypeOrSelf(cast.getType()));
+    if (!from || !to || from.getWidth() >= to.getWidth() || !to.isF32())
+      return rewriter.notifyMatchFailure(op, "not a widening to f32");
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getGradMutable().assign(cast.getInput()); });
+    return success();
+  }
+};
+
 } // namespace
 
 AttentionOp AttentionGradOp::findForward() {
@@ -200,4 +222,9 @@ void AddOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 void ConcatOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                            MLIRContext *context) {
   patterns.add<FlattenConcats>(context);
+}
+
+void AdamWOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                          MLIRContext *context) {
+  patterns.add<ReadGradientUnwidened>(context);
 }

@@ -617,5 +617,23 @@ LogicalResult TriluOp::verify() {
   return success();
 }
 
+// The parameter's type, then `grad T` where the gradient's type differs.
+static ParseResult parseParamAndGradTypes(OpAsmParser &parser, Type &paramType,
+                                          Type &gradType) {
+  if (parser.parseType(paramType))
+    return failure();
+  gradType = paramType;
+  if (failed(parser.parseOptionalKeyword("grad")))
+    return success();
+  return parser.parseType(gradType);
+}
+
+static void printParamAndGradTypes(OpAsmPrinter &printer, Operation *,
+                                   Type paramType, Type gradType) {
+  printer << paramType;
+  if (gradType != paramType)
+    printer << " grad " << gradType;
+}
+
 #define GET_OP_CLASSES
 #include "dialects/HetGraph/HetGraphOps.cpp.inc"

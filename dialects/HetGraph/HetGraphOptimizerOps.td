@@ -44,7 +44,8 @@ def HetG_SgdOp : HetG_Op<"sgd", [Pure,
 }
 
 def HetG_AdamWOp : HetG_InferredOp<"adamw",
-    [AllTypesMatch<["param", "grad", "exp_avg", "exp_avg_sq"]>]> {
+    [AllTypesMatch<["param", "exp_avg", "exp_avg_sq"]>,
+     AllShapesMatch<["param", "grad"]>]> {
   let summary = "One step of AdamW";
   let description = [{
     torch.optim.AdamW (no amsgrad) at step `step` (t >= 1, counting this
@@ -62,9 +63,17 @@ def HetG_AdamWOp : HetG_InferredOp<"adamw",
     `lr * lr_factor` throughout, decay included, as torch's LambdaLR sets
     it.
 
+    The gradient has the parameter's shape; its element type may be
+    narrower (a bf16 or f16 gradient of f32 master weights, written after
+    the parameter's type as `grad T`): it is widened exactly before use.
+    The canonicalizer folds a widening `hetg.cast` of the gradient into the
+    update this way.
+
     ```mlir
     %p1, %m1, %v1 = hetg.adamw %p, %g, %m, %v, %t <{lr = 1.000000e-03 : f64,
         weight_decay = 1.000000e-01 : f64}> : tensor<64x64xf32>, tensor<i64>
+    %p2, %m2, %v2 = hetg.adamw %p, %g16, %m, %v, %t <{lr = 1.000000e-03 : f64}>
+        : tensor<64x64xf32> grad tensor<64x64xbf16>, tensor<i64>
     ```
   }];
   let arguments = (ins HetG_FloatTensor:$param, HetG_FloatTensor:$grad,
@@ -79,11 +88,12 @@ def HetG_AdamWOp : HetG_InferredOp<"adamw",
                       HetG_FloatTensor:$new_exp_avg_sq);
   let assemblyFormat = [{
     $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $step
-    (`lr_factor` $lr_factor^)? prop-dict attr-dict `:` type($param) `,`
-    type($step)
+    (`lr_factor` $lr_factor^)? prop-dict attr-dict `:`
+    custom<ParamAndGradTypes>(type($param), type($grad)) `,` type($step)
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def HetG_LrScheduleOp : HetG_Op<"lr_schedule", [Pure]> {

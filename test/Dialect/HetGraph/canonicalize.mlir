@@ -298,3 +298,24 @@ func.func @unread_lse_is_dropped(%q: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   %o, %lse = hetg.attention %q, %q, %q <{scale = 5.0e-01 : f32, with_lse}> : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>
   return %o : tensor<2x8x4xf32>
 }
+
+// -----
+
+// A bf16 gradient widened only for the update is read as it is; a widened
+// gradient something else reads too, and a narrowing, stay.
+// CHECK-LABEL: func.func @gradient_read_unwidened
+func.func @gradient_read_unwidened(%p: tensor<4xf32>, %g16: tensor<4xbf16>, %m: tensor<4xf32>, %v: tensor<4xf32>, %t: tensor<i64>, %g64: tensor<4xf64>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  // CHECK-NEXT: hetg.adamw %arg0, %arg1, {{.*}} : tensor<4xf32> grad tensor<4xbf16>, tensor<i64>
+  // CHECK-NEXT: %[[SHARED:.*]] = hetg.cast %arg1 to f32 : tensor<4xbf16>
+  // CHECK-NEXT: hetg.adamw %arg0, %[[SHARED]], {{.*}} : tensor<4xf32>, tensor<i64>
+  // CHECK-NEXT: %[[NARROWED:.*]] = hetg.cast %arg5 to f32 : tensor<4xf64>
+  // CHECK-NEXT: hetg.adamw %{{.*}}, %[[NARROWED]], {{.*}} : tensor<4xf32>, tensor<i64>
+  %g = hetg.cast %g16 to f32 : tensor<4xbf16>
+  %p1, %m1, %v1 = hetg.adamw %p, %g, %m, %v, %t <{lr = 1.0e-3 : f64}> : tensor<4xf32>, tensor<i64>
+  %shared = hetg.cast %g16 to f32 : tensor<4xbf16>
+  %p2, %m2, %v2 = hetg.adamw %p, %shared, %m1, %v1, %t <{lr = 1.0e-3 : f64}> : tensor<4xf32>, tensor<i64>
+  %narrowed = hetg.cast %g64 to f32 : tensor<4xf64>
+  %p3, %m3, %v3 = hetg.adamw %p2, %narrowed, %m2, %v2, %t <{lr = 1.0e-3 : f64}> : tensor<4xf32>, tensor<i64>
+  return %p3, %m3, %v3, %shared : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

@@ -96,6 +96,10 @@ func.func @optimizers(%p: tensor<64x64xf32>, %g: tensor<64x64xf32>, %m: tensor<6
   %3 = hetg.sgd %p, %g lr_factor %f <{lr = 0.1 : f64}> : tensor<64x64xf32>
   // CHECK: hetg.adamw %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} lr_factor %[[F]] <{lr = 1.000000e-03 : f64}> : tensor<64x64xf32>, tensor<i64>
   %p3, %m3, %v3 = hetg.adamw %p, %g, %m, %v, %t lr_factor %f <{lr = 1.0e-3 : f64}> : tensor<64x64xf32>, tensor<i64>
+  // A bf16 gradient of f32 master weights names its type.
+  // CHECK: hetg.adamw %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} <{lr = 1.000000e-03 : f64}> : tensor<64x64xf32> grad tensor<64x64xbf16>, tensor<i64>
+  %g16 = hetg.cast %g to bf16 : tensor<64x64xf32>
+  %p4, %m4, %v4 = hetg.adamw %p, %g16, %m, %v, %t <{lr = 1.0e-3 : f64}> : tensor<64x64xf32> grad tensor<64x64xbf16>, tensor<i64>
   // CHECK: return %{{.*}} : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<f32>
   return %p1, %m1, %v1, %n : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<f32>
 }

@@ -244,8 +244,17 @@ func.func @adamw_step(%p: tensor<4xf32>, %t: tensor<1xi64>) {
 // -----
 
 func.func @adamw_state_types(%p: tensor<4xf32>, %m: tensor<4xf16>, %t: tensor<i64>) {
-  // expected-error @+1 {{'hetg.adamw' op failed to verify that all of {param, grad, exp_avg, exp_avg_sq} have same type}}
+  // expected-error @+1 {{'hetg.adamw' op failed to verify that all of {param, exp_avg, exp_avg_sq} have same type}}
   %a:3 = "hetg.adamw"(%p, %p, %m, %p, %t) <{lr = 1.0e-3 : f64}> : (tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<4xf32>, tensor<i64>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// A narrower gradient must still have the parameter's shape.
+func.func @adamw_grad_shape(%p: tensor<4xf32>, %g: tensor<5xbf16>, %t: tensor<i64>) {
+  // expected-error @+1 {{'hetg.adamw' op failed to verify that all of {param, grad} have same shape}}
+  %a, %b, %c = hetg.adamw %p, %g, %p, %p, %t <{lr = 1.0e-3 : f64}> : tensor<4xf32> grad tensor<5xbf16>, tensor<i64>
   return
 }
 
