@@ -127,6 +127,21 @@ template <UnaryOp Op> float unaryDerivative(float x) {
   }
 }
 
+// y[i] = f(x[i]) and dx[i] = dy[i] f'(x[i]) over [begin, end).
+template <UnaryOp Op>
+HETC_WIDE_VECTOR_CLONES void unaryRange(const float *x, float *y, int64_t begin,
+                                        int64_t end) {
+  for (int64_t i = begin; i < end; ++i)
+    y[i] = applyUnary<Op>(x[i]);
+}
+template <UnaryOp Op>
+HETC_WIDE_VECTOR_CLONES void unaryBackwardRange(const float *x, const float *dy,
+                                                float *dx, int64_t begin,
+                                                int64_t end) {
+  for (int64_t i = begin; i < end; ++i)
+    dx[i] = dy[i] * unaryDerivative<Op>(x[i]);
+}
+
 template <typename T, typename Op>
 void binaryRun(const T *a, int64_t sa, const T *b, int64_t sb, T *out,
                int64_t n, Op op) {
@@ -269,8 +284,7 @@ Status unary(UnaryOp op, const TensorView &x, const TensorView &y) {
   float *yp = y.as<float>();
   visitUnaryOp(op, [&](auto opTag) {
     parallelFor(n, kElementGrain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i)
-        yp[i] = applyUnary<opTag()>(xp[i]);
+      unaryRange<opTag()>(xp, yp, b, e);
     });
   });
   return okStatus();
@@ -289,8 +303,7 @@ Status unaryBackward(UnaryOp op, const TensorView &x, const TensorView &dy,
   float *dxp = dx.as<float>();
   visitUnaryOp(op, [&](auto opTag) {
     parallelFor(x.numel(), kElementGrain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i)
-        dxp[i] = dyp[i] * unaryDerivative<opTag()>(xp[i]);
+      unaryBackwardRange<opTag()>(xp, dyp, dxp, b, e);
     });
   });
   return okStatus();
