@@ -8,6 +8,14 @@
 
 namespace hetc::hetrun {
 
+namespace {
+
+// A NaN's sign says nothing and depends on which instructions produced it:
+// every NaN prints as "nan".
+double unsignedNan(double x) { return std::isnan(x) ? std::fabs(x) : x; }
+
+} // namespace
+
 ProgressReporter::ProgressReporter(const hetc::pkg::Manifest &manifest,
                                    int64_t totalSteps, int64_t logEvery,
                                    double peakTflops, FILE *out, FILE *metrics)
@@ -62,9 +70,9 @@ runtime::Status ProgressReporter::report(const StepRecord &record) {
   if (out && (record.step % logEvery == 0 || last || record.valLoss)) {
     std::fprintf(out, "step %lld/%lld: loss %.6f, ",
                  static_cast<long long>(record.step),
-                 static_cast<long long>(totalSteps), record.loss);
+                 static_cast<long long>(totalSteps), unsignedNan(record.loss));
     if (record.valLoss)
-      std::fprintf(out, "val loss %.6f, ", *record.valLoss);
+      std::fprintf(out, "val loss %.6f, ", unsignedNan(*record.valLoss));
     if (lr)
       std::fprintf(out, "lr %.4g, ", *lr);
     std::fprintf(out, "%.0f tokens/s, ", rate);
@@ -110,7 +118,7 @@ runtime::Status ProgressReporter::reportValidation(int64_t step,
   if (out) {
     std::fprintf(out, "step %lld/%lld: val loss %.6f\n",
                  static_cast<long long>(step),
-                 static_cast<long long>(totalSteps), valLoss);
+                 static_cast<long long>(totalSteps), unsignedNan(valLoss));
     std::fflush(out);
   }
   if (!metrics)

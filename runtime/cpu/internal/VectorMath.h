@@ -18,7 +18,9 @@
 
 // A loop function built twice with GCC on x86-64: for the kernels' target
 // and for x86-64-v4 (AVX-512), chosen when the program loads by what the CPU
-// has. The wider vectors compute each element with the same operations.
+// has. The wider vectors compute each element with the same operations
+// (a NaN result's sign may differ: x86 keeps the first operand's NaN, and
+// the two builds may order operands differently).
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define HETC_WIDE_VECTOR_CLONES                                                \
   __attribute__((target_clones("arch=x86-64-v4", "default")))
