@@ -8,10 +8,17 @@ set -euo pipefail
 package=$1 tokens=$2 dir=$3 rounds=$4
 resumed=0
 for ((round = 0; round < rounds; ++round)); do
+  before=$(ls -A "$dir" 2> /dev/null || true)
   hetrun "$package" --data "$tokens" --steps 100000 --threads 1 \
     --save "$dir" --save-every 1 --keep 3 > /dev/null 2>&1 &
   pid=$!
-  sleep "$((RANDOM % 2)).$((RANDOM % 10))$((RANDOM % 10))"
+  # The random moment counts from the run's first save (DIR changes): a
+  # loaded machine can take seconds to get there.
+  for ((wait = 0; wait < 600; ++wait)); do
+    [ "$(ls -A "$dir" 2> /dev/null || true)" != "$before" ] && break
+    sleep 0.1
+  done
+  sleep "0.$((RANDOM % 10))$((RANDOM % 10))"
   kill -9 "$pid" 2> /dev/null || true
   wait "$pid" 2> /dev/null || true
   [ -f "$dir/latest" ] || continue
