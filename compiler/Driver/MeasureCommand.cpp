@@ -171,17 +171,10 @@ llvm::Error readTrace(llvm::StringRef path, int traceIndex,
 double bytesOf(const pkg::Program &program,
                const pkg::Instruction &instruction) {
   double bytes = 0;
-  auto add = [&](int32_t id) {
-    const pkg::Buffer &buffer = program.buffers(id);
-    double elements = 1;
-    for (int64_t size : buffer.shape())
-      elements *= static_cast<double>(size);
-    bytes += elements * static_cast<double>(package::dtypeSize(buffer.dtype()));
-  };
   for (int32_t id : instruction.operands())
-    add(id);
+    bytes += static_cast<double>(package::bufferBytes(program.buffers(id)));
   for (int32_t id : instruction.results())
-    add(id);
+    bytes += static_cast<double>(package::bufferBytes(program.buffers(id)));
   return bytes;
 }
 

@@ -4,7 +4,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <utility>
 
 namespace hetc::runtime::exec {
@@ -102,40 +101,6 @@ const char *packageDTypeName(hetc::pkg::DType dtype) {
   default:
     return "UNSPECIFIED";
   }
-}
-
-int64_t bufferBytes(const hetc::pkg::Buffer &buffer) {
-  int64_t elementBytes = 0;
-  switch (buffer.dtype()) {
-  case hetc::pkg::F64:
-  case hetc::pkg::I64:
-    elementBytes = 8;
-    break;
-  case hetc::pkg::F32:
-  case hetc::pkg::I32:
-    elementBytes = 4;
-    break;
-  case hetc::pkg::F16:
-  case hetc::pkg::BF16:
-    elementBytes = 2;
-    break;
-  case hetc::pkg::I8:
-  case hetc::pkg::U8:
-  case hetc::pkg::BOOL:
-    elementBytes = 1;
-    break;
-  default:
-    return -1;
-  }
-  int64_t bytes = elementBytes;
-  for (int64_t dim : buffer.shape()) {
-    if (dim < 0)
-      return -1;
-    if (dim != 0 && bytes > std::numeric_limits<int64_t>::max() / dim)
-      return -1;
-    bytes *= dim;
-  }
-  return bytes;
 }
 
 std::string describeBuffer(const hetc::pkg::Buffer &buffer) {

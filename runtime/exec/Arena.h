@@ -13,6 +13,7 @@
 
 #include "runtime/base/Tensor.h"
 #include "runtime/exec/Device.h"
+#include "runtime/package/Package.h"
 #include "runtime/package/hetpkg.pb.h"
 
 #include <cstdint>
@@ -57,9 +58,7 @@ Status runtimeDType(hetc::pkg::DType dtype, DType *out);
 /// "F32", "I64", ...: the name safetensors files and messages use.
 const char *packageDTypeName(hetc::pkg::DType dtype);
 
-/// Byte size of a buffer (elements times element size); -1 when a dimension
-/// is negative, the dtype is unknown or the size overflows.
-int64_t bufferBytes(const hetc::pkg::Buffer &buffer);
+using package::bufferBytes;
 
 /// "buffer 12 'h.0.attn.weight'".
 std::string describeBuffer(const hetc::pkg::Buffer &buffer);

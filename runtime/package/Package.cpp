@@ -3,6 +3,7 @@
 #include "runtime/package/Package.h"
 
 #include <fstream>
+#include <limits>
 
 namespace hetc::package {
 
@@ -98,6 +99,20 @@ int64_t dtypeSize(pkg::DType dtype) {
   default:
     return 0;
   }
+}
+
+int64_t bufferBytes(const pkg::Buffer &buffer) {
+  int64_t bytes = dtypeSize(buffer.dtype());
+  if (bytes == 0)
+    return -1;
+  for (int64_t dim : buffer.shape()) {
+    if (dim < 0)
+      return -1;
+    if (dim != 0 && bytes > std::numeric_limits<int64_t>::max() / dim)
+      return -1;
+    bytes *= dim;
+  }
+  return bytes;
 }
 
 } // namespace hetc::package

@@ -48,6 +48,10 @@ bool isPlainFileName(const std::string &name);
 /// The bytes of one element of `dtype`; 0 for DTYPE_UNSPECIFIED.
 int64_t dtypeSize(pkg::DType dtype);
 
+/// Byte size of a buffer (elements times element size); -1 when a dimension
+/// is negative, the dtype is unknown or the size overflows.
+int64_t bufferBytes(const pkg::Buffer &buffer);
+
 } // namespace hetc::package
 
 #endif // HETC_RUNTIME_PACKAGE_PACKAGE_H
