@@ -127,9 +127,18 @@ LogicalResult ParameterUpdateBuilder::beginStep(func::FuncOp func) {
   return success();
 }
 
+Value ParameterUpdateBuilder::onHost(Value value) {
+  if (!value)
+    return value;
+  Value &copy = hostCopies[value];
+  if (!copy)
+    copy = hetd::ToHostOp::create(builder, loc, value.getType(), value);
+  return copy;
+}
+
 FailureOr<Value> ParameterUpdateBuilder::update(mlp::GlobalOp owner,
                                                 StringRef piece, Value param,
-                                                Value grad) {
+                                                Value grad, bool offload) {
   auto ownerType = llvm::cast<RankedTensorType>(owner.getType());
   double decay = ownerType.getRank() >= 2 ? settings.weightDecay : 0.0;
   if (!settings.adamw)
@@ -152,18 +161,31 @@ FailureOr<Value> ParameterUpdateBuilder::update(mlp::GlobalOp owner,
       mlp::GlobalLoadOp::create(builder, loc, type, FlatSymbolRefAttr::get(*m));
   Value vValue =
       mlp::GlobalLoadOp::create(builder, loc, type, FlatSymbolRefAttr::get(*v));
+  Value stepValue = step, factor = lrFactor;
+  if (offload) {
+    param = onHost(param);
+    grad = onHost(grad);
+    stepValue = onHost(step);
+    factor = onHost(lrFactor);
+  }
   auto adamw = hetg::AdamWOp::create(
-      builder, loc, param, grad, mValue, vValue, step, lrFactor,
+      builder, loc, param, grad, mValue, vValue, stepValue, factor,
       builder.getF64FloatAttr(settings.lr),
       builder.getF64FloatAttr(settings.beta1),
       builder.getF64FloatAttr(settings.beta2),
       builder.getF64FloatAttr(settings.eps), builder.getF64FloatAttr(decay));
-  if (!piece.empty())
-    for (mlp::GlobalOp state : {*m, *v})
+  for (mlp::GlobalOp state : {*m, *v}) {
+    if (!piece.empty())
       state->setAttr(hetd::kWholeShapeAttr,
                      builder.getDenseI64ArrayAttr(ownerType.getShape()));
+    if (offload)
+      state->setAttr(hetd::kHostAttr, builder.getUnitAttr());
+  }
   stateStores.push_back({*m, adamw.getNewExpAvg()});
   stateStores.push_back({*v, adamw.getNewExpAvgSq()});
+  if (offload)
+    return Value(hetd::ToDeviceOp::create(builder, loc, param.getType(),
+                                          adamw.getNewParam()));
   return adamw.getNewParam();
 }
 
@@ -172,7 +194,8 @@ Value ParameterUpdateBuilder::guarded(mlp::GlobalOp global, Value updated) {
     return updated;
   Value old = mlp::GlobalLoadOp::create(builder, loc, global.getType(),
                                         FlatSymbolRefAttr::get(global));
-  return hetg::WhereOp::create(builder, loc, finite, updated, old);
+  Value condition = global->hasAttr(hetd::kHostAttr) ? onHost(finite) : finite;
+  return hetg::WhereOp::create(builder, loc, condition, updated, old);
 }
 
 void ParameterUpdateBuilder::storeState() {

@@ -64,10 +64,13 @@ public:
   /// `piece` names, e.g. "[0:96]") after its gradient `grad`. AdamW's
   /// averages live in zero-initialized globals `@<owner>.adam_m<piece>` and
   /// `@<owner>.adam_v<piece>` of `param`'s type. Weight decay applies when
-  /// the parameter (not the piece) has rank >= 2.
+  /// the parameter (not the piece) has rank >= 2. `offload` moves an AdamW
+  /// update to the host: its state globals live in host memory (hetd.host),
+  /// the parameter and gradient are copied there for the update and the
+  /// new parameter back (SGD has no state to offload and ignores it).
   mlir::FailureOr<mlir::Value> update(mlir::ml_program::GlobalOp owner,
                                       llvm::StringRef piece, mlir::Value param,
-                                      mlir::Value grad);
+                                      mlir::Value grad, bool offload = false);
 
   /// Makes the step skippable: from now on `guarded` and `storeState`
   /// keep every global's old value unless `finite` (i1 0-D) is true.
@@ -84,6 +87,8 @@ private:
   mlir::FailureOr<mlir::ml_program::GlobalOp>
   createStateGlobal(mlir::Operation *after, llvm::StringRef name,
                     mlir::RankedTensorType type, mlir::Attribute owner);
+  /// `value` in host memory, copied once per step.
+  mlir::Value onHost(mlir::Value value);
 
   mlir::ModuleOp module;
   mlir::OpBuilder &builder;
@@ -91,6 +96,7 @@ private:
   OptimizerSettings settings;
   mlir::SymbolTable symbols;
   mlir::Value step, lrFactor, finite;
+  llvm::DenseMap<mlir::Value, mlir::Value> hostCopies;
   mlir::ml_program::GlobalOp counterGlobal;
   llvm::SmallVector<std::pair<mlir::ml_program::GlobalOp, mlir::Value>>
       stateStores;

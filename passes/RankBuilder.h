@@ -54,6 +54,9 @@ struct UpdatePiece {
   /// Whether its gradient counts in this rank's share of the global norm
   /// (a tied parameter's whole gradient is on several ranks).
   bool countsInNorm = true;
+  /// A parameter several stages read: its update stays on the device, as
+  /// its state is one global for all of them.
+  bool tied = false;
 };
 
 /// What a rank has of one micro-batch while its ops run.

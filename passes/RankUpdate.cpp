@@ -7,7 +7,8 @@
 // shards, each replica updates its pieces of the parameters, and either an
 // all-gather gives every replica the whole parameters back (optimizer
 // sharding) or the parameters stay sharded and are gathered before each use
-// (full sharding).
+// (full sharding). A stage that offloads its optimizer updates its pieces
+// on the host, where their state lives.
 //
 //===----------------------------------------------------------------------===//
 
@@ -239,7 +240,7 @@ SmallVector<UpdatePiece> RankBuilder::gradientPieces() {
     Value sum = hetd::AllReduceOp::create(builder, loc, grad.getType(), grad,
                                           group);
     pieces.push_back({global, 0, wholeNumel(global), true, sum,
-                      group.front() == schedule.rank});
+                      group.front() == schedule.rank, /*tied=*/true});
   }
   return pieces;
 }
@@ -334,7 +335,8 @@ LogicalResult RankBuilder::update() {
       param = sliceFlat(builder, loc, flatten(builder, loc, param),
                         piece.begin, piece.end);
     FailureOr<Value> updated =
-        updates.update(piece.parameter, suffix, param, piece.grad);
+        updates.update(piece.parameter, suffix, param, piece.grad,
+                       stage().offloadOptimizer && !piece.tied);
     if (failed(updated))
       return failure();
     if (piece.whole || shardsParameters())

@@ -78,6 +78,10 @@ struct Stage {
   /// Recompute the stage's activations in the backward pass instead of
   /// keeping them (hetg-recompute on the stage's segments).
   bool recompute = false;
+  /// Keep the stage's optimizer state in host memory and run its update on
+  /// the host: each step the rank's gradient shard and parameter piece go
+  /// to the host and the updated piece comes back.
+  bool offloadOptimizer = false;
   /// What the stage computes in; unset, the compiler's `--precision`
   /// decides (f32 unless it says otherwise).
   std::optional<Precision> precision;

@@ -164,9 +164,9 @@ llvm::Expected<Stage> parseStage(const llvm::json::Value &value,
     return fieldError(path, "expected an object with \"segments\" and "
                             "\"replicas\", got " +
                                 showValue(value));
-  if (llvm::Error error =
-          checkKeys(*object, path,
-                    {"segments", "replicas", "recompute", "precision"}))
+  if (llvm::Error error = checkKeys(*object, path,
+                                    {"segments", "replicas", "recompute",
+                                     "offload_optimizer", "precision"}))
     return std::move(error);
 
   Stage stage;
@@ -186,6 +186,13 @@ llvm::Expected<Stage> parseStage(const llvm::json::Value &value,
       return fieldError(path + ".recompute",
                         "expected true or false, got " + showValue(*recompute));
     stage.recompute = *flag;
+  }
+  if (const llvm::json::Value *offload = object->get("offload_optimizer")) {
+    std::optional<bool> flag = offload->getAsBoolean();
+    if (!flag)
+      return fieldError(path + ".offload_optimizer",
+                        "expected true or false, got " + showValue(*offload));
+    stage.offloadOptimizer = *flag;
   }
   auto segments = requireKey(*object, path, "segments");
   if (!segments)
@@ -342,6 +349,8 @@ std::string printPlan(const Plan &plan) {
        << stage.endSegment << "],";
     if (stage.recompute)
       os << " \"recompute\": true,";
+    if (stage.offloadOptimizer)
+      os << " \"offload_optimizer\": true,";
     if (stage.precision)
       os << " \"precision\": \"" << precisionName(*stage.precision) << "\",";
     os << "\n";

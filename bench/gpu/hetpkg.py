@@ -150,16 +150,16 @@ def read_manifest(package):
                 out["ranks"].append(_decode_rank(value))
     except (PackageError, UnicodeDecodeError, struct.error) as e:
         raise PackageError(f"{path}: not a valid manifest: {e}") from None
-    if out["format_version"] != 2:
+    if out["format_version"] != 3:
         raise PackageError(f"{path}: package format {out['format_version']}; this reader "
-                           f"knows format 2")
+                           f"knows format 3")
     out["weights_file"] = out["weights_file"] or "weights.safetensors"
     return out
 
 
 def _decode_buffer(data):
     out = {"id": 0, "name": "", "dtype": "", "shape": [], "offset": 0, "kind": "",
-           "role": 0, "alias_of": 0, "first_sample": 0, "whole_shape": []}
+           "role": 0, "alias_of": 0, "first_sample": 0, "whole_shape": [], "host": False}
     for number, wire, value in fields(data):
         if number == 1:
             out["id"] = _signed(value, 32)
@@ -181,6 +181,8 @@ def _decode_buffer(data):
             out["first_sample"] = _signed(value)
         elif number == 10:
             out["whole_shape"] += _ints(wire, value)
+        elif number == 11:
+            out["host"] = bool(value)
     return out
 
 

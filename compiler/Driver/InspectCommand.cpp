@@ -218,6 +218,9 @@ int runInspect() {
         llvm::outs() << "  output: buffer " << output << " '"
                      << program.buffers(output).name() << "'\n";
     llvm::outs() << "  peak arena: " << program.arena_bytes() << " bytes\n";
+    if (program.host_arena_bytes() > 0)
+      llvm::outs() << "  host arena: " << program.host_arena_bytes()
+                   << " bytes (offloaded optimizer state)\n";
     printPlacement(rank, program);
     printCommunication(program);
     if (rank.eval_program_file().empty())

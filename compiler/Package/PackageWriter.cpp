@@ -198,6 +198,7 @@ FailureOr<pkg::Program> convertProgram(hetx::ProgramOp program,
   pkg::Program out;
   out.set_rank(static_cast<int32_t>(program.getRankAttr().getInt()));
   out.set_arena_bytes(program.getArenaBytesAttr().getInt());
+  out.set_host_arena_bytes(program.getHostArenaBytes());
   out.set_first_sample(program.getFirstSampleAttr().getInt());
   out.set_num_samples(program.getNumSamplesAttr().getInt());
 
@@ -217,6 +218,7 @@ FailureOr<pkg::Program> convertProgram(hetx::ProgramOp program,
     for (int64_t dim : type.getShape())
       message->add_shape(dim);
     message->set_offset(buffer.getOffsetAttr().getInt());
+    message->set_host(buffer.getHost());
     message->set_kind(static_cast<pkg::BufferKind>(buffer.getKind()));
     if (std::optional<hetx::InputRole> role = buffer.getRole())
       message->set_role(static_cast<pkg::InputRole>(*role));
@@ -353,6 +355,7 @@ LogicalResult writeInto(ModuleOp module, const ManifestSettings &settings,
     rank->set_rank(static_cast<int32_t>(index));
     rank->set_program_file(file);
     rank->set_arena_bytes(converted->arena_bytes());
+    rank->set_host_arena_bytes(converted->host_arena_bytes());
     rank->set_model_flops(program.getModelFlops());
     rank->set_stage(static_cast<int32_t>(program.getStage()));
     rank->set_replica(static_cast<int32_t>(program.getReplica()));

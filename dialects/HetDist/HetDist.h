@@ -48,6 +48,9 @@ constexpr llvm::StringLiteral kFirstSampleAttr = "hetd.first_sample";
 /// On globals holding a 1-D piece `NAME[begin:end]` of a sharded tensor:
 /// NAME's shape (the package records it so checkpoints can rejoin NAME).
 constexpr llvm::StringLiteral kWholeShapeAttr = "hetd.whole_shape";
+/// On globals that live in the rank's host memory, not its device's (an
+/// offloaded optimizer state).
+constexpr llvm::StringLiteral kHostAttr = "hetd.host";
 /// On rank functions and train steps: a forward-only copy that computes
 /// the loss and changes nothing, for validation; its program runs in the
 /// arena of the training program of the same rank.

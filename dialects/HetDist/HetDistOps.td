@@ -1,6 +1,7 @@
 //===- HetDistOps.td - hetd ops ----------------------------*- tablegen -*-===//
 //
-// send, recv, all_reduce, reduce_scatter, all_gather: what crosses ranks.
+// send, recv, all_reduce, reduce_scatter, all_gather: what crosses ranks;
+// to_host, to_device: what crosses between a rank's device and its host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -118,6 +119,40 @@ def HetD_AllGatherOp : HetD_CommOp<"all_gather"> {
     type($result)
   }];
   let hasVerifier = 1;
+}
+
+class HetD_TransferOp<string mnemonic>
+    : HetD_Op<mnemonic, [Pure, AllTypesMatch<["input", "result"]>]> {
+  let arguments = (ins HetD_StaticTensor:$input);
+  let results = (outs HetD_StaticTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def HetD_ToHostOp : HetD_TransferOp<"to_host"> {
+  let summary = "Copies a device value into the rank's host memory";
+  let description = [{
+    The result is `input` in the memory of the rank's host. Ops whose
+    operands are all in host memory run on the host, and so do their
+    results; globals marked `hetd.host` live there (an offloaded optimizer
+    state). A host op never reads a device value directly: the lowering to
+    hetx rejects one that does.
+
+    ```mlir
+    %g_host = hetd.to_host %g : tensor<96xf32>
+    ```
+  }];
+}
+
+def HetD_ToDeviceOp : HetD_TransferOp<"to_device"> {
+  let summary = "Copies a host value into the rank's device memory";
+  let description = [{
+    The inverse of `hetd.to_host`: the result is `input` in the memory of
+    the rank's device.
+
+    ```mlir
+    %p = hetd.to_device %p_host : tensor<96xf32>
+    ```
+  }];
 }
 
 #endif // HETC_DIALECT_HETDIST_OPS

@@ -52,9 +52,10 @@ LogicalResult ProgramOp::verify() {
   if (getRankAttr().getInt() < 0)
     return emitOpError("rank must be non-negative, got ")
            << getRankAttr().getInt();
-  if (getArenaBytesAttr().getInt() < 0)
-    return emitOpError("arena_bytes must be non-negative, got ")
-           << getArenaBytesAttr().getInt();
+  if (getArenaBytesAttr().getInt() < 0 || getHostArenaBytes() < 0)
+    return emitOpError("arena_bytes and host_arena_bytes must be "
+                       "non-negative, got ")
+           << getArenaBytesAttr().getInt() << " and " << getHostArenaBytes();
   int64_t first = getFirstSampleAttr().getInt();
   int64_t count = getNumSamplesAttr().getInt();
   if (first < 0 || count < 0)
@@ -75,12 +76,14 @@ LogicalResult ProgramOp::verifyRegions() {
   // Declarations first, then launches: ids are positions.
   int64_t nextId = 0;
   int64_t arenaBytes = getArenaBytesAttr().getInt();
+  int64_t hostArenaBytes = getHostArenaBytes();
   bool seenLaunch = false;
   struct Extent {
     int64_t begin, end;
     BufferOp op;
   };
-  SmallVector<Extent> persistent;
+  // Per arena: the device's, the host's.
+  SmallVector<Extent> persistent[2];
   llvm::StringMap<BufferOp> loadedByName;
   int64_t firstSample = getFirstSampleAttr().getInt();
   int64_t endSample = firstSample + getNumSamplesAttr().getInt();
@@ -104,13 +107,14 @@ LogicalResult ProgramOp::verifyRegions() {
       continue;
     int64_t begin = buffer.getOffsetAttr().getInt();
     int64_t end = begin + buffer.getByteSize();
-    if (begin < 0 || end > arenaBytes)
+    int64_t limit = buffer.getHost() ? hostArenaBytes : arenaBytes;
+    if (begin < 0 || end > limit)
       return buffer.emitOpError("bytes [")
-             << begin << ", " << end << ") do not fit in the arena of "
-             << arenaBytes
+             << begin << ", " << end << ") do not fit in the "
+             << (buffer.getHost() ? "host arena" : "arena") << " of " << limit
              << " bytes";
     if (buffer.isPersistent() && buffer.getByteSize() > 0)
-      persistent.push_back({begin, end, buffer});
+      persistent[buffer.getHost()].push_back({begin, end, buffer});
     BufferKind kind = buffer.getKind();
     if (kind == BufferKind::parameter || kind == BufferKind::constant) {
       auto [it, inserted] = loadedByName.try_emplace(buffer.getName(), buffer);
@@ -133,17 +137,18 @@ LogicalResult ProgramOp::verifyRegions() {
   }
 
   // Persistent buffers keep their bytes for the whole run.
-  llvm::sort(persistent, [](const Extent &a, const Extent &b) {
-    return a.begin < b.begin;
-  });
-  for (size_t i = 1; i < persistent.size(); ++i)
-    if (persistent[i].begin < persistent[i - 1].end)
-      return persistent[i].op.emitOpError("bytes [")
-             << persistent[i].begin << ", " << persistent[i].end
-             << ") overlap those of persistent buffer "
-             << persistent[i - 1].op.getId() << " ["
-             << persistent[i - 1].begin << ", " << persistent[i - 1].end
-             << ")";
+  for (SmallVector<Extent> &extents : persistent) {
+    llvm::sort(extents, [](const Extent &a, const Extent &b) {
+      return a.begin < b.begin;
+    });
+    for (size_t i = 1; i < extents.size(); ++i)
+      if (extents[i].begin < extents[i - 1].end)
+        return extents[i].op.emitOpError("bytes [")
+               << extents[i].begin << ", " << extents[i].end
+               << ") overlap those of persistent buffer "
+               << extents[i - 1].op.getId() << " [" << extents[i - 1].begin
+               << ", " << extents[i - 1].end << ")";
+  }
   return success();
 }
 
@@ -174,6 +179,11 @@ LogicalResult BufferOp::verify() {
     return emitOpError("offset must be non-negative, got ") << offset;
 
   BufferKind kind = getKind();
+  if (getHost() && kind != BufferKind::optimizer_state &&
+      kind != BufferKind::activation)
+    return emitOpError("is a host buffer but a ")
+           << stringifyBufferKind(kind)
+           << "; only optimizer state and activations live on the host";
   if (getRole().has_value() != (kind == BufferKind::input))
     return emitOpError("must have a role (tokens, labels, feed or step) exactly "
                        "when it is an input");
@@ -216,6 +226,10 @@ LogicalResult BufferOp::verify() {
              << offset << ", " << offset + getByteSize()
              << ") lie outside those of buffer " << target.getId() << " ["
              << targetBegin << ", " << targetEnd << "), which it aliases";
+    if (target.getHost() != getHost())
+      return emitOpError("lies on the ")
+             << (getHost() ? "host" : "device") << " but aliases buffer "
+             << target.getId() << ", which does not";
     if (target.getKind() != kind)
       return emitOpError("is a ")
              << stringifyBufferKind(kind) << " buffer but aliases a "
@@ -262,6 +276,17 @@ LogicalResult LaunchOp::verify() {
   for (Value input : getInputs())
     if (!input.getDefiningOp<BufferOp>())
       return emitOpError("reads a value that is not a hetx.buffer");
+  // Only a copy moves bytes between the device and the host.
+  if (getKernel() != "copy") {
+    SmallVector<BufferOp> buffers;
+    for (Value value : llvm::concat<Value>(getInputs(), getOutputs()))
+      if (auto buffer = value.getDefiningOp<BufferOp>())
+        buffers.push_back(buffer);
+    auto onHost = [](BufferOp buffer) { return buffer.getHost(); };
+    if (llvm::any_of(buffers, onHost) && !llvm::all_of(buffers, onHost))
+      return emitOpError("mixes host and device buffers; only a copy moves "
+                         "bytes between them");
+  }
   for (Value output : getOutputs()) {
     auto buffer = output.getDefiningOp<BufferOp>();
     if (!buffer)

@@ -22,8 +22,9 @@ def HetX_ProgramOp : HetX_Op<"program", [
     has `id` `i`), the `hetx.launch`es in execution order, and a
     `hetx.return` of the loss buffer and the output buffers. Every buffer
     that owns bytes lies in
-    `[0, arena_bytes)`; persistent buffers (everything but activations)
-    never share bytes. The rank processes samples
+    `[0, arena_bytes)` of the device's arena, or for a `host` buffer in
+    `[0, host_arena_bytes)` of the rank's host arena; persistent buffers
+    (everything but activations) never share bytes. The rank processes samples
     `[first_sample, first_sample + num_samples)` of the global batch, as
     replica `replica` of pipeline stage `stage` of the plan, on the plan's
     device `device` (absent when there is no plan); every `tokens` and
@@ -64,6 +65,7 @@ def HetX_ProgramOp : HetX_Op<"program", [
                        DefaultValuedAttr<I32Attr, "0">:$replica,
                        OptionalAttr<StrAttr>:$device,
                        DefaultValuedAttr<I64Attr, "0">:$model_flops,
+                       DefaultValuedAttr<I64Attr, "0">:$host_arena_bytes,
                        UnitAttr:$eval);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
@@ -100,6 +102,12 @@ def HetX_BufferOp : HetX_Op<"buffer", [
     tensor a part of them). It has the kind and role of that buffer, which
     owns its bytes.
 
+    A `host` buffer lies in the rank's host memory (its own arena, of the
+    program's `host_arena_bytes`), not the device's: an offloaded optimizer
+    state and the activations of the updates that run on the host. Only
+    optimizer state and activations can be host buffers, and a view lies
+    where the buffer it aliases does.
+
     A persistent buffer that holds one rank's flat piece `NAME[begin:end]`
     of a tensor sharded over ranks (a parameter or optimizer state of a
     sharded stage) says `piece of [shape]`: NAME's shape, which checkpoints
@@ -116,17 +124,20 @@ def HetX_BufferOp : HetX_Op<"buffer", [
         alias %b2 : memref<2x16x64xf32> : memref<1x16x64xf32>
     %b5 = hetx.buffer 5 "wpe.weight.adam_m[0:96]" optimizer_state at 70144
         piece of [64, 64] : memref<96xf32>
+    %b6 = hetx.buffer 6 "wpe.weight.adam_v[0:96]" optimizer_state host at 0
+        piece of [64, 64] : memref<96xf32>
     ```
   }];
   let arguments = (ins I32Attr:$id, StrAttr:$name, HetX_BufferKind:$kind,
-                       OptionalAttr<HetX_InputRole>:$role, I64Attr:$offset,
+                       OptionalAttr<HetX_InputRole>:$role, UnitAttr:$host,
+                       I64Attr:$offset,
                        OptionalAttr<I64Attr>:$first_sample,
                        Optional<HetX_Buffer>:$alias_of,
                        OptionalAttr<ElementsAttr>:$init,
                        OptionalAttr<DenseI64ArrayAttr>:$whole_shape);
   let results = (outs HetX_Buffer:$result);
   let assemblyFormat = [{
-    $id $name $kind (`(` $role^ `)`)? `at` $offset
+    $id $name $kind (`(` $role^ `)`)? (`host` $host^)? `at` $offset
     (`first_sample` $first_sample^)?
     (`alias` $alias_of^ `:` type($alias_of))? (`init` $init^)?
     (`piece` `of` $whole_shape^)?
@@ -158,7 +169,10 @@ def HetX_LaunchOp : HetX_Op<"launch", [
     `tag` (a send of some rows reads a view of them), `recv() -> (y)` with
     `peer` and `tag`, `all_reduce(y) -> (y)` in place with `group`, and
     `reduce_scatter(x) -> (y)` and `all_gather(x) -> (y)` with `group` and
-    `counts`.
+    `counts`; their buffers are device buffers.
+
+    A launch whose buffers are all `host` buffers runs on the rank's host;
+    only `copy` moves bytes between a device and a host buffer.
 
     `flops`, when present, counts the FLOPs of the launch by hetg's cost
     conventions (what profiles divide by its time). `segment` and `phase`,

@@ -107,8 +107,8 @@ std::string describeBuffer(const hetc::pkg::Buffer &buffer) {
   return "buffer " + std::to_string(buffer.id()) + " '" + buffer.name() + "'";
 }
 
-Status BufferTable::build(const hetc::pkg::Program &program,
-                          const Arena &arena) {
+Status BufferTable::build(const hetc::pkg::Program &program, const Arena &arena,
+                          const Arena &hostArena) {
   views_.clear();
   roots_.clear();
   device_ = arena.device();
@@ -118,11 +118,14 @@ Status BufferTable::build(const hetc::pkg::Program &program,
     DType dtype;
     HETC_RETURN_IF_ERROR(runtimeDType(buffer.dtype(), &dtype),
                          describeBuffer(buffer));
+    const Arena &holder = buffer.host() ? hostArena : arena;
     int64_t end = buffer.offset() + bufferBytes(buffer);
-    if (buffer.offset() < 0 || end > arena.size())
-      return internalError(describeBuffer(buffer), " lies outside the arena");
+    if (buffer.offset() < 0 || end > holder.size())
+      return internalError(describeBuffer(buffer), " lies outside the ",
+                           buffer.host() ? "host arena" : "arena");
     Shape shape(buffer.shape().begin(), buffer.shape().end());
-    views_.emplace_back(arena.data() + buffer.offset(), dtype, std::move(shape));
+    views_.emplace_back(holder.data() + buffer.offset(), dtype,
+                        std::move(shape));
     roots_.push_back(buffer.alias_of() >= 0 ? buffer.alias_of() : buffer.id());
   }
   return okStatus();

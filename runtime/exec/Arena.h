@@ -69,8 +69,10 @@ class BufferTable {
 public:
   BufferTable() = default;
 
-  /// Builds the views of `program`'s buffers over `arena`.
-  Status build(const hetc::pkg::Program &program, const Arena &arena);
+  /// Builds the views of `program`'s buffers over `arena`, and of its host
+  /// buffers over `hostArena`.
+  Status build(const hetc::pkg::Program &program, const Arena &arena,
+               const Arena &hostArena);
 
   int size() const { return static_cast<int>(views_.size()); }
   /// The view of buffer `id` (in range: validation checked every id).

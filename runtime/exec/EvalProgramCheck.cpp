@@ -28,12 +28,13 @@ bool sameBuffer(const Buffer &a, const Buffer &b) {
                     b.shape().end());
 }
 
-/// The training program's kept buffers, by name and by bytes.
+/// The training program's kept buffers in the device's arena, by name and
+/// by bytes.
 class KeptState {
 public:
   explicit KeptState(const Program &train) {
     for (const Buffer &buffer : train.buffers())
-      if (buffer.alias_of() < 0 && keepsState(buffer) &&
+      if (buffer.alias_of() < 0 && !buffer.host() && keepsState(buffer) &&
           bufferBytes(buffer) > 0) {
         byName_.emplace(buffer.name(), &buffer);
         byOffset_.push_back(&buffer);
@@ -77,6 +78,11 @@ Status validateEvalProgram(const hetc::pkg::Manifest &manifest, int rank,
                            "training step of rank ", rank, " does");
   KeptState kept(train);
   for (const Buffer &buffer : eval.buffers()) {
+    if (buffer.host())
+      return invalidArgument(describeBuffer(buffer),
+                             " of the evaluation "
+                             "lies on the host; an evaluation runs on the "
+                             "device alone");
     if (buffer.alias_of() >= 0 || bufferBytes(buffer) == 0)
       continue;
     if (keepsState(buffer)) {

@@ -139,6 +139,8 @@ Status RankExecutor::create(const LoadedPackage &package, int rank,
   result->package_ = &package;
   result->rank_ = rank;
   result->device_ = std::move(device);
+  if (!result->device_->hostMemory())
+    result->hostDevice_ = createCpuDevice(cpuKernelRegistry());
   result->communicator_ = communicator;
   HETC_RETURN_IF_ERROR(
       result->resolve(program, info.program_file(), &result->train_));
@@ -163,13 +165,26 @@ Status RankExecutor::resolve(const hetc::pkg::Program &program,
   into->program = &program;
   into->commLaunches.resize(program.instructions_size());
   std::vector<Span> &spans = into->spans;
+  auto touchesHost = [&](const hetc::pkg::Instruction &inst) {
+    auto isHost = [&](int id) { return program.buffers(id).host(); };
+    return std::any_of(inst.operands().begin(), inst.operands().end(),
+                       isHost) ||
+           std::any_of(inst.results().begin(), inst.results().end(), isHost);
+  };
   for (int i = 0; i < program.instructions_size(); ++i) {
     const hetc::pkg::Instruction &inst = program.instructions(i);
-    const KernelInfo *kernel = registry.find(inst.kernel());
+    bool onHost = hostDevice_ && touchesHost(inst);
+    const KernelInfo *kernel =
+        (onHost ? host().registry() : registry).find(inst.kernel());
+    if (!kernel)
+      return unimplemented(file, ": ", describeInstruction(i, inst),
+                           " runs on the host, which has no kernel '",
+                           inst.kernel(), "'");
     into->kernels.push_back(kernel);
     bool crossesRanks = kernel->comm != CommKind::kNone;
-    if (crossesRanks || spans.empty() || spans.back().crossesRanks)
-      spans.push_back({i, i + 1, crossesRanks});
+    if (crossesRanks || spans.empty() || spans.back().crossesRanks ||
+        spans.back().onHost != onHost)
+      spans.push_back({i, i + 1, crossesRanks, onHost});
     else
       spans.back().end = i + 1;
     if (!crossesRanks)
@@ -194,6 +209,9 @@ Status RankExecutor::initialize() {
     arenaBytes = std::max(arenaBytes, eval_.program->arena_bytes());
   HETC_RETURN_IF_ERROR(arena_.allocate(*device_, arenaBytes));
   const hetc::pkg::Program &program = *train_.program;
+  // Zeroed too: the offloaded optimizer state's initial value.
+  HETC_RETURN_IF_ERROR(hostArena_.allocate(host(), program.host_arena_bytes()),
+                       "the host arena");
   HETC_RETURN_IF_ERROR(bindBuffers(train_));
   auto weights = byName(package_->weights);
   auto constants = byName(package_->constants);
@@ -244,7 +262,7 @@ Status RankExecutor::initialize() {
 
 Status RankExecutor::bindBuffers(RankProgram &loaded) {
   const hetc::pkg::Program &program = *loaded.program;
-  HETC_RETURN_IF_ERROR(loaded.buffers.build(program, arena_));
+  HETC_RETURN_IF_ERROR(loaded.buffers.build(program, arena_, hostArena_));
   int64_t maxRows = 0;
   for (const Buffer &buffer : program.buffers()) {
     if (buffer.alias_of() >= 0 || buffer.kind() != hetc::pkg::INPUT)
@@ -396,6 +414,15 @@ Status RankExecutor::runSpan(RankProgram &loaded, int index) {
                          describeInstruction(span.begin, inst));
     return okStatus();
   }
+  if (span.onHost) {
+    // The host reads what the device has computed so far.
+    HETC_RETURN_IF_ERROR(device_->synchronize());
+    for (int i = span.begin; i < span.end; ++i)
+      HETC_RETURN_IF_ERROR(
+          timed(loaded, i, [&] { return runHostLaunch(loaded, i); }),
+          describeInstruction(i, program.instructions(i)));
+    return okStatus();
+  }
   return device_->runSpan(loaded.firstSpan + index, [&]() -> Status {
     for (int i = span.begin; i < span.end; ++i) {
       const hetc::pkg::Instruction &inst = program.instructions(i);
@@ -411,6 +438,21 @@ Status RankExecutor::runSpan(RankProgram &loaded, int index) {
   });
 }
 
+Status RankExecutor::runHostLaunch(RankProgram &loaded, int index) {
+  const hetc::pkg::Program &program = *loaded.program;
+  const hetc::pkg::Instruction &inst = program.instructions(index);
+  if (inst.kernel() == "copy") {
+    const Buffer &from = program.buffers(inst.operands(0));
+    const Buffer &to = program.buffers(inst.results(0));
+    const TensorView &source = loaded.buffers.view(from.id());
+    void *target = loaded.buffers.view(to.id()).data;
+    if (!from.host())
+      return device_->copyToHost(target, source.data, source.byteSize());
+    if (!to.host())
+      return device_->copyToDevice(target, source.data, source.byteSize());
+  }
+  return loaded.kernels[index]->run(inst, loaded.buffers);
+}
 
 void RankExecutor::noteProgress() {
   if (communicator_)
@@ -482,41 +524,53 @@ Status RankExecutor::restore(const std::vector<NamedTensor> &parameters,
     for (int id : *ids) {
       const Buffer &buffer = train_.program->buffers(id);
       HETC_RETURN_IF_ERROR(checkpointBytes(tensors, buffer, &bytes));
-      HETC_RETURN_IF_ERROR(device_->copyToDevice(train_.buffers.view(id).data,
-                                                 bytes.data(), bytes.size()));
+      HETC_RETURN_IF_ERROR(holder(buffer).copyToDevice(
+          train_.buffers.view(id).data, bytes.data(), bytes.size()));
     }
   return okStatus();
 }
 
 namespace {
 
-// The bytes the training state spans: the parameters and optimizer state
-// lie in the persistent region at the start of the arena.
-int64_t trainingStateBytes(const hetc::pkg::Program &program) {
+// The bytes the training state spans in the device's arena or the host's:
+// the parameters and optimizer state lie in the persistent region at the
+// start of the arena.
+int64_t trainingStateBytes(const hetc::pkg::Program &program, bool host) {
   int64_t end = 0;
   for (const Buffer &buffer : program.buffers())
-    if (buffer.alias_of() < 0 && (buffer.kind() == hetc::pkg::PARAMETER ||
-                                  buffer.kind() == hetc::pkg::OPTIMIZER_STATE))
+    if (buffer.alias_of() < 0 && buffer.host() == host &&
+        (buffer.kind() == hetc::pkg::PARAMETER ||
+         buffer.kind() == hetc::pkg::OPTIMIZER_STATE))
       end = std::max(end, buffer.offset() + bufferBytes(buffer));
   return end;
+}
+
+Status keepFirstBytes(const Arena &arena, int64_t bytes, Arena &copy) {
+  Device &device = *arena.device();
+  if (copy.size() != bytes)
+    HETC_RETURN_IF_ERROR(copy.allocate(device, bytes),
+                         "keeping a copy of the training state");
+  return device.copyOnDevice(copy.data(), arena.data(),
+                             static_cast<size_t>(bytes));
 }
 
 } // namespace
 
 Status RankExecutor::keepTrainingState() {
   HETC_RETURN_IF_ERROR(device_->bind());
-  int64_t bytes = trainingStateBytes(*train_.program);
-  if (keptState_.size() != bytes)
-    HETC_RETURN_IF_ERROR(keptState_.allocate(*device_, bytes),
-                         "keeping a copy of the training state");
-  return device_->copyOnDevice(keptState_.data(), arena_.data(),
-                               static_cast<size_t>(bytes));
+  HETC_RETURN_IF_ERROR(keepFirstBytes(
+      arena_, trainingStateBytes(*train_.program, false), keptState_));
+  return keepFirstBytes(hostArena_, trainingStateBytes(*train_.program, true),
+                        keptHostState_);
 }
 
 Status RankExecutor::restoreTrainingState() {
   HETC_RETURN_IF_ERROR(device_->bind());
-  return device_->copyOnDevice(arena_.data(), keptState_.data(),
-                               static_cast<size_t>(keptState_.size()));
+  HETC_RETURN_IF_ERROR(
+      device_->copyOnDevice(arena_.data(), keptState_.data(),
+                            static_cast<size_t>(keptState_.size())));
+  return host().copyOnDevice(hostArena_.data(), keptHostState_.data(),
+                             static_cast<size_t>(keptHostState_.size()));
 }
 
 Status RankExecutor::outputs(std::vector<NamedTensor> *tensors) const {
@@ -537,9 +591,9 @@ Status RankExecutor::copyOut(const std::vector<int> &ids,
     tensor.dtype = packageDTypeName(buffer.dtype());
     tensor.shape.assign(buffer.shape().begin(), buffer.shape().end());
     tensor.data.resize(view.byteSize());
-    HETC_RETURN_IF_ERROR(
-        device_->copyToHost(tensor.data.data(), view.data, view.byteSize()),
-        "reading ", describeBuffer(buffer));
+    HETC_RETURN_IF_ERROR(holder(buffer).copyToHost(tensor.data.data(),
+                                                   view.data, view.byteSize()),
+                         "reading ", describeBuffer(buffer));
     tensors->push_back(std::move(tensor));
   }
   return okStatus();

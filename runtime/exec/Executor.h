@@ -140,10 +140,13 @@ public:
   Status outputs(std::vector<hetc::package::NamedTensor> *tensors) const;
 
 private:
-  /// A run of compute launches [begin, end), or one communication launch.
+  /// A run of compute launches [begin, end), or one communication launch;
+  /// on a device whose memory is not the host's, also a run of launches
+  /// on the host: host kernels and copies between host and device.
   struct Span {
     int begin = 0, end = 0;
     bool crossesRanks = false;
+    bool onHost = false;
   };
 
   /// One program over the rank's arena: the training step, or its
@@ -171,6 +174,16 @@ private:
   Status fillInputs(RankProgram &loaded, int64_t step, const TokenLoader &data);
   Status runInstructions(RankProgram &loaded);
   Status runSpan(RankProgram &loaded, int index);
+  /// Instruction `index` of a host span: a copy between device and host,
+  /// or a host kernel.
+  Status runHostLaunch(RankProgram &loaded, int index);
+  /// The host, whose memory holds the host buffers: the device itself
+  /// where its memory is the host's.
+  Device &host() const { return hostDevice_ ? *hostDevice_ : *device_; }
+  /// The device whose memory holds `buffer`.
+  Device &holder(const hetc::pkg::Buffer &buffer) const {
+    return buffer.host() ? host() : *device_;
+  }
   /// Runs `launch`, instruction `index` of `loaded`, timed into the profile
   /// when there is one (a template: no std::function per launch).
   template <typename Launch>
@@ -189,9 +202,12 @@ private:
   const LoadedPackage *package_ = nullptr;
   int rank_ = 0;
   std::unique_ptr<Device> device_;
-  Arena arena_;
+  /// The host, for a device whose memory is not the host's.
+  std::unique_ptr<Device> hostDevice_;
+  Arena arena_, hostArena_;
   RankProgram train_, eval_;
-  Arena keptState_; // keepTrainingState's copy of the arena's first bytes
+  // keepTrainingState's copies of the arenas' first bytes.
+  Arena keptState_, keptHostState_;
   RankProfile *profile_ = nullptr;
   // Launches timed but not yet recorded: their records and device marks.
   struct TimedLaunch {

@@ -60,6 +60,10 @@ Status checkBuffer(const Program &program, int64_t index, int64_t seqLen) {
       return invalidArgument(what, " aliases ", describeBuffer(target),
                              ", itself an alias; aliases point at a buffer "
                              "owning its bytes");
+    if (target.host() != buffer.host())
+      return invalidArgument(what, " lies on the ",
+                             buffer.host() ? "host" : "device", " but views ",
+                             describeBuffer(target), ", which does not");
     if (target.kind() != buffer.kind())
       return invalidArgument(what, " is ", kindName(buffer.kind()),
                              " but views ", describeBuffer(target), ", ",
@@ -87,10 +91,19 @@ Status checkBuffer(const Program &program, int64_t index, int64_t seqLen) {
     return invalidArgument(what, " has offset ", buffer.offset(),
                            "; offsets are non-negative multiples of ",
                            kArenaAlignment);
-  if (bytes > program.arena_bytes() - buffer.offset())
+  if (buffer.host() && buffer.kind() != hetc::pkg::OPTIMIZER_STATE &&
+      buffer.kind() != hetc::pkg::ACTIVATION)
+    return invalidArgument(what, " is a host buffer but ",
+                           kindName(buffer.kind()),
+                           "; only optimizer state and activations live on "
+                           "the host");
+  int64_t arenaBytes =
+      buffer.host() ? program.host_arena_bytes() : program.arena_bytes();
+  if (bytes > arenaBytes - buffer.offset())
     return invalidArgument(what, " (", bytes, " bytes at offset ",
-                           buffer.offset(), ") does not fit in the arena of ",
-                           program.arena_bytes(), " bytes");
+                           buffer.offset(), ") does not fit in the ",
+                           buffer.host() ? "host arena" : "arena", " of ",
+                           arenaBytes, " bytes");
   if (buffer.kind() == hetc::pkg::INPUT && buffer.role() == hetc::pkg::STEP) {
     if (buffer.dtype() != hetc::pkg::I64 || buffer.shape_size() != 0)
       return invalidArgument(what, " is the step index, of dtype ",
@@ -122,7 +135,8 @@ Status checkBuffer(const Program &program, int64_t index, int64_t seqLen) {
   return okStatus();
 }
 
-// The persistent buffers (all kinds but activations) never share bytes.
+// The persistent buffers (all kinds but activations) of one arena never
+// share bytes.
 Status checkPersistentOverlap(const Program &program) {
   std::vector<const Buffer *> owners;
   for (const Buffer &buffer : program.buffers())
@@ -130,11 +144,13 @@ Status checkPersistentOverlap(const Program &program) {
         bufferBytes(buffer) > 0)
       owners.push_back(&buffer);
   std::sort(owners.begin(), owners.end(), [](const Buffer *a, const Buffer *b) {
-    return a->offset() < b->offset();
+    return std::make_pair(a->host(), a->offset()) <
+           std::make_pair(b->host(), b->offset());
   });
   for (size_t i = 1; i < owners.size(); ++i) {
     const Buffer &prev = *owners[i - 1], &next = *owners[i];
-    if (prev.offset() + bufferBytes(prev) > next.offset())
+    if (prev.host() == next.host() &&
+        prev.offset() + bufferBytes(prev) > next.offset())
       return invalidArgument(describeBuffer(prev), " and ", describeBuffer(next),
                              " (", kindName(prev.kind()), ", ",
                              kindName(next.kind()),
@@ -143,19 +159,42 @@ Status checkPersistentOverlap(const Program &program) {
   return okStatus();
 }
 
+/// Bytes of the device's arena or of the host's.
 struct Extent {
   int64_t begin, end;
+  bool host;
   bool overlaps(const Extent &other) const {
-    return begin < other.end && other.begin < end;
+    return host == other.host && begin < other.end && other.begin < end;
   }
   bool operator==(const Extent &other) const {
-    return begin == other.begin && end == other.end;
+    return host == other.host && begin == other.begin && end == other.end;
   }
 };
 
 Extent extentOf(const Program &program, int id) {
   const Buffer &buffer = program.buffers(id);
-  return {buffer.offset(), buffer.offset() + bufferBytes(buffer)};
+  return {buffer.offset(), buffer.offset() + bufferBytes(buffer),
+          buffer.host()};
+}
+
+/// Only a copy moves bytes between the host and the device, and ranks
+/// exchange device memory.
+Status checkPlacement(const Program &program, const Instruction &inst,
+                      const KernelInfo &info) {
+  int onHost = 0, count = inst.operands_size() + inst.results_size();
+  for (int id : inst.operands())
+    onHost += program.buffers(id).host();
+  for (int id : inst.results())
+    onHost += program.buffers(id).host();
+  if (onHost == 0 || inst.kernel() == "copy")
+    return okStatus();
+  if (info.comm != CommKind::kNone)
+    return invalidArgument("communicates host buffers; ranks exchange "
+                           "device buffers");
+  if (onHost != count)
+    return invalidArgument("mixes host and device buffers; only a copy "
+                           "moves bytes between them");
+  return okStatus();
 }
 
 bool sameType(const Buffer &a, const Buffer &b) {
@@ -190,6 +229,7 @@ Status checkInstruction(const Program &program, const Instruction &inst,
                              " buffers");
   for (const AttrSpec &attr : info.attrs)
     HETC_RETURN_IF_ERROR(checkAttr(inst, attr.name, attr.kind, attr.optional));
+  HETC_RETURN_IF_ERROR(checkPlacement(program, inst, info));
 
   for (int r = 0; r < results; ++r) {
     const Buffer &out = program.buffers(inst.results(r));
@@ -273,19 +313,23 @@ Status validateManifest(const hetc::pkg::Manifest &manifest) {
                              hasEval ? " has" : " lacks",
                              " an evaluation program but rank 0 ",
                              hasEval ? "does not" : "has one");
-    if (rank.arena_bytes() < 0)
+    if (rank.arena_bytes() < 0 || rank.host_arena_bytes() < 0)
       return invalidArgument("manifest rank ", i, " has arena_bytes ",
-                             rank.arena_bytes());
+                             rank.arena_bytes(), " and host_arena_bytes ",
+                             rank.host_arena_bytes());
   }
   return okStatus();
 }
 
 Status validateProgram(const hetc::pkg::Manifest &manifest, int rank,
                        const Program &program, const KernelRegistry &registry) {
-  if (program.arena_bytes() != manifest.ranks(rank).arena_bytes())
-    return invalidArgument("the program's arena is ", program.arena_bytes(),
-                           " bytes but the manifest says ",
-                           manifest.ranks(rank).arena_bytes());
+  const hetc::pkg::RankInfo &info = manifest.ranks(rank);
+  if (program.arena_bytes() != info.arena_bytes() ||
+      program.host_arena_bytes() != info.host_arena_bytes())
+    return invalidArgument(
+        "the program's arenas are ", program.arena_bytes(), " bytes and ",
+        program.host_arena_bytes(), " on the host, but the manifest says ",
+        info.arena_bytes(), " and ", info.host_arena_bytes());
   return validateProgramBody(manifest, rank, program, registry);
 }
 

@@ -16,7 +16,7 @@
 namespace hetc::package {
 
 /// Manifest.format_version this build writes and reads.
-constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kFormatVersion = 3;
 constexpr const char *kManifestFile = "manifest.pb";
 constexpr const char *kWeightsFile = "weights.safetensors";
 constexpr const char *kConstantsFile = "constants.safetensors";

@@ -5,6 +5,27 @@
 // RUN: hetc-opt %s --hetg-segment --hetg-autodiff --cse --hetd-partition-stages="stage-starts=2,3" --hetd-build-ranks="plan=%S/Inputs/three-stages-full.json eval=true" | FileCheck %s --check-prefix=FULLEVAL
 // RUN: hetc-opt %s --hetg-segment --hetg-autodiff --cse --hetd-partition-stages="stage-starts=2,3,4" --hetd-build-ranks="plan=%S/Inputs/four-stages-loss-replicas.json" | FileCheck %s --check-prefix=NOPARAMS
 // RUN: not hetc-opt %s --hetg-segment --hetg-autodiff --cse --hetd-partition-stages="stage-starts=2,3" --hetd-build-ranks 2>&1 | FileCheck %s --check-prefix=NOPLAN
+// RUN: hetc-opt %s --hetg-segment --hetg-autodiff --cse --hetd-partition-stages="stage-starts=2,3" --hetd-build-ranks="plan=%S/Inputs/three-stages-offload.json" | FileCheck %s --check-prefix=OFFLOAD
+
+// Inputs/three-stages-offload.json is three-stages.json with stage 0's
+// optimizer offloaded: its state pieces live on the host, where each rank
+// updates its pieces on host copies of the parameter piece, the gradient
+// shard and the step, and sends the new piece back for the all-gather.
+// OFFLOAD-DAG: ml_program.global private mutable @"emb.adam_m[0:32]"({{.*}}) : tensor<32xf32> {hetd.host, hetd.whole_shape = array<i64: 8, 4>, hetg.state_of = @emb}
+// OFFLOAD-DAG: ml_program.global private mutable @"w1.adam_v[4:16]"({{.*}}) : tensor<12xf32> {hetd.host, hetd.whole_shape = array<i64: 4, 4>, hetg.state_of = @w1}
+// OFFLOAD-DAG: ml_program.global private mutable @w2.adam_m({{.*}}) : tensor<4x4xf32> {hetg.state_of = @w2}
+// OFFLOAD-LABEL: func.func @rank1(
+// OFFLOAD: %[[SHARD:.*]] = hetd.reduce_scatter {{.*}} counts [36, 12] : tensor<48xf32> -> tensor<12xf32>
+// OFFLOAD: %[[P:.*]] = hetd.to_host %{{.*}} : tensor<12xf32>
+// OFFLOAD-NEXT: %[[G:.*]] = hetd.to_host %{{.*}} : tensor<12xf32>
+// OFFLOAD-NEXT: %[[T:.*]] = hetd.to_host %{{.*}} : tensor<i64>
+// OFFLOAD-NEXT: %[[NEW:.*]], %{{.*}}, %{{.*}} = hetg.adamw %[[P]], %[[G]], %{{.*}}, %{{.*}}, %[[T]]
+// OFFLOAD-NEXT: %[[BACK:.*]] = hetd.to_device %[[NEW]] : tensor<12xf32>
+// OFFLOAD-NEXT: hetd.all_gather %[[BACK]] group [0, 1] counts [36, 12] : tensor<12xf32> -> tensor<48xf32>
+// OFFLOAD-LABEL: func.func @rank2(
+// OFFLOAD-NOT: hetd.to_host
+// OFFLOAD: hetg.adamw
+// OFFLOAD-LABEL: func.func @rank3(
 
 // The model of hetd-partition-stages.mlir under Inputs/three-stages.json:
 // stage 0 (segments 0-1) on two replicas with samples [0, 2) and [2, 4) and

@@ -3,7 +3,7 @@
 // An op the lowering cannot turn into a launch is an error at that op.
 module {
   func.func @main(%ids: tensor<1x2xi64> {hetg.name = "input_ids"}) -> tensor<f32> {
-    // expected-error @+1 {{'tensor.empty' op cannot be lowered into a hetx program; only hetg ops, hetd communication, ml_program global accesses and func.return can}}
+    // expected-error @+1 {{'tensor.empty' op cannot be lowered into a hetx program; only hetg ops, hetd communication and transfers, ml_program global accesses and func.return can}}
     %e = tensor.empty() : tensor<f32>
     return %e : tensor<f32>
   }
@@ -321,5 +321,48 @@ module {
   // expected-error@below {{is a second evaluation (hetd.eval) of @rank0}}
   func.func @rank0_eval2() attributes {hetd.eval, hetd.rank = 0 : i64, hetd.samples = array<i64: 0, 1>} {
     return
+  }
+}
+
+// -----
+
+// A host op reads host values only: the device's go through hetd.to_host.
+module {
+  ml_program.global private mutable @m(dense<0.0> : tensor<4xf32>) : tensor<4xf32> {hetd.host, hetg.state_of = @w}
+  ml_program.global private mutable @w(dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>) : tensor<4xf32>
+  func.func @main(%ids: tensor<1x2xi64> {hetg.name = "input_ids"}) -> tensor<f32> {
+    %m = ml_program.global_load @m : tensor<4xf32>
+    %w = ml_program.global_load @w : tensor<4xf32>
+    // expected-error @+1 {{'hetg.add' op reads host and device values; copy them to one side first (hetd.to_host, hetd.to_device)}}
+    %s = hetg.add %m, %w : tensor<4xf32>, tensor<4xf32>
+    ml_program.global_store @m = %s : tensor<4xf32>
+    %c = hetg.constant dense<1.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+// Only optimizer state lives on the host.
+module {
+  // expected-error @+1 {{'ml_program.global' op lives on the host (hetd.host) but is no optimizer state; only optimizer state is offloaded}}
+  ml_program.global private @w(dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>) : tensor<4xf32> {hetd.host}
+  func.func @main(%ids: tensor<1x2xi64> {hetg.name = "input_ids"}) -> tensor<f32> {
+    %c = hetg.constant dense<1.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+// A transfer moves a value to the other side.
+module {
+  ml_program.global private mutable @m(dense<0.0> : tensor<4xf32>) : tensor<4xf32> {hetd.host, hetg.state_of = @m}
+  func.func @main(%ids: tensor<1x2xi64> {hetg.name = "input_ids"}) -> tensor<f32> {
+    %m = ml_program.global_load @m : tensor<4xf32>
+    // expected-error @+1 {{'hetd.to_host' op copies a value that is already on the host}}
+    %h = hetd.to_host %m : tensor<4xf32>
+    %c = hetg.constant dense<1.0> : tensor<f32>
+    return %c : tensor<f32>
   }
 }

@@ -215,6 +215,54 @@ module {
 
 // -----
 
+// Offloaded AdamW: the state globals marked hetd.host are host buffers of
+// the host arena, where the update runs on host copies of the parameter,
+// gradient and step; the copies are the only launches touching both sides.
+
+// CHECK-LABEL: hetx.program @rank0 attributes {
+// CHECK-SAME: host_arena_bytes = 384 : i64
+// CHECK-DAG: %[[P:b0]] = hetx.buffer 0 "p" parameter at
+// CHECK-DAG: %[[M:b1]] = hetx.buffer 1 "p.adam_m" optimizer_state host at 0 : memref<2xf32>
+// CHECK-DAG: %[[V:b2]] = hetx.buffer 2 "p.adam_v" optimizer_state host at 64 : memref<2xf32>
+// CHECK-DAG: %[[T:b3]] = hetx.buffer 3 "optimizer.step" optimizer_state at {{[0-9]+}} : memref<i64>
+// CHECK-DAG: %[[PH:b[0-9]+]] = hetx.buffer {{[0-9]+}} "copy.{{[0-9]+}}" activation host at 128 : memref<2xf32>
+// CHECK-DAG: %[[GH:b[0-9]+]] = hetx.buffer {{[0-9]+}} "copy.{{[0-9]+}}" activation host at {{[0-9]+}} : memref<2xf32>
+// CHECK-DAG: %[[TH:b[0-9]+]] = hetx.buffer {{[0-9]+}} "copy.{{[0-9]+}}" activation host at {{[0-9]+}} : memref<i64>
+// CHECK-DAG: %[[NEW:b[0-9]+]] = hetx.buffer {{[0-9]+}} "adamw.{{[0-9.]+}}" activation host at {{[0-9]+}} : memref<2xf32>
+// CHECK: hetx.launch "copy"(%[[P]]) -> (%[[PH]])
+// CHECK: hetx.launch "copy"(%{{.*}}) -> (%[[GH]])
+// CHECK: hetx.launch "copy"(%[[T]]) -> (%[[TH]])
+// CHECK: hetx.launch "adamw"(%[[PH]], %[[GH]], %[[M]], %[[V]], %[[TH]]) -> (%[[NEW]], %[[M]], %[[V]])
+// CHECK: hetx.launch "copy"(%[[NEW]]) -> (%[[P]])
+module {
+  ml_program.global private mutable @p(dense<[1.0, 2.0]> : tensor<2xf32>) : tensor<2xf32>
+  ml_program.global private mutable @p.adam_m(dense<0.0> : tensor<2xf32>) : tensor<2xf32> {hetd.host, hetg.state_of = @p}
+  ml_program.global private mutable @p.adam_v(dense<0.0> : tensor<2xf32>) : tensor<2xf32> {hetd.host, hetg.state_of = @p}
+  ml_program.global private mutable @optimizer.step(dense<0> : tensor<i64>) : tensor<i64>
+  func.func @main(%ids: tensor<1x2xi64> {hetg.name = "input_ids"}) -> tensor<f32> {
+    %t = ml_program.global_load @optimizer.step : tensor<i64>
+    %one = hetg.constant dense<1> : tensor<i64>
+    %t1 = hetg.add %t, %one : tensor<i64>, tensor<i64>
+    ml_program.global_store @optimizer.step = %t1 : tensor<i64>
+    %p = ml_program.global_load @p : tensor<2xf32>
+    %loss = hetg.reduce_sum %p <{axes = array<i64: 0>, keep_dims = false}> : tensor<2xf32>
+    %g = hetg.neg %p : tensor<2xf32>
+    %m = ml_program.global_load @p.adam_m : tensor<2xf32>
+    %v = ml_program.global_load @p.adam_v : tensor<2xf32>
+    %ph = hetd.to_host %p : tensor<2xf32>
+    %gh = hetd.to_host %g : tensor<2xf32>
+    %th = hetd.to_host %t1 : tensor<i64>
+    %p1, %m1, %v1 = hetg.adamw %ph, %gh, %m, %v, %th <{lr = 1.0e-3 : f64, weight_decay = 0.0 : f64}> : tensor<2xf32>, tensor<i64>
+    %pd = hetd.to_device %p1 : tensor<2xf32>
+    ml_program.global_store @p = %pd : tensor<2xf32>
+    ml_program.global_store @p.adam_m = %m1 : tensor<2xf32>
+    ml_program.global_store @p.adam_v = %v1 : tensor<2xf32>
+    return %loss : tensor<f32>
+  }
+}
+
+// -----
+
 // Buffers whose lifetimes do not overlap share bytes: the chain a, b, c, d
 // of 256 bytes each needs two slots after the persistent input (64 bytes)
 // and constant (256 bytes).

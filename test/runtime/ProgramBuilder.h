@@ -63,6 +63,21 @@ public:
           pkg::BufferKind kind = pkg::ACTIVATION) {
     return buffer(name, pkg::F32, std::move(shape), kind);
   }
+  // An f32 buffer owning fresh bytes of the host arena.
+  int hostF32(const std::string &name, Shape shape,
+              pkg::BufferKind kind = pkg::ACTIVATION) {
+    int id = buffer(name, pkg::F32, std::move(shape), kind);
+    pkg::Buffer *b = program_.mutable_buffers(id);
+    end_ = b->offset();
+    program_.set_arena_bytes(end_);
+    manifest_.mutable_ranks(0)->set_arena_bytes(end_);
+    b->set_host(true);
+    b->set_offset(hostEnd_);
+    hostEnd_ += (exec::bufferBytes(*b) + 63) / 64 * 64;
+    program_.set_host_arena_bytes(hostEnd_);
+    manifest_.mutable_ranks(0)->set_host_arena_bytes(hostEnd_);
+    return id;
+  }
   // A view of `target`'s bytes with another shape.
   int alias(int target, Shape shape) {
     return view(target, 0, std::move(shape),
@@ -155,7 +170,7 @@ private:
   pkg::Manifest manifest_;
   pkg::Program program_;
   std::vector<hetc::package::NamedTensor> weights_, constants_;
-  int64_t end_ = 0;
+  int64_t end_ = 0, hostEnd_ = 0;
 };
 
 // The package whose rank r runs ranks[r]'s program: rank 0's manifest with

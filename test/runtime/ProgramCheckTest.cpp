@@ -136,6 +136,64 @@ TEST(ProgramCheck, ResultOverAnOperandOnlyWhereTheKernelAllowsIt) {
                       "cannot write that result over that operand"));
 }
 
+// y = x @ w^T on the device, its negation on the host, the loss summed on
+// the device again: a host buffer has its own arena, the copies move bytes
+// across.
+ProgramBuilder hostRoundTrip() {
+  ProgramBuilder b = smallProgram();
+  int onHost = b.hostF32("y.host", {2, 3});
+  int negated = b.hostF32("neg.host", {2, 3});
+  int back = b.f32("neg.device", {2, 3});
+  int loss = b.f32("loss", {});
+  b.launch("copy", {3}, {onHost});
+  b.launch("neg", {onHost}, {negated});
+  b.launch("copy", {negated}, {back});
+  pkg::Instruction &sum = b.launch("reduce_sum", {back}, {loss});
+  setInts(sum, "axes", {0, 1});
+  setBool(sum, "keep_dims", false);
+  b.setLoss(loss);
+  return b;
+}
+
+TEST(ProgramCheck, HostBuffersRunInTheirOwnArena) {
+  ProgramBuilder b = hostRoundTrip();
+  EXPECT_EQ(b.program().host_arena_bytes(), 128);
+  exec::LoadedPackage package = b.package();
+  std::unique_ptr<RankExecutor> rank;
+  HETC_ASSERT_OK(
+      RankExecutor::create(package, 0, exec::cpuKernelRegistry(), &rank));
+  HETC_ASSERT_OK(rank->runInstructions());
+  EXPECT_EQ(rank->loss(), -21.0f);
+}
+
+TEST(ProgramCheck, HostBuffersHoldStateOrActivationsOnly) {
+  ProgramBuilder b = hostRoundTrip();
+  b.program().mutable_buffers(5)->set_kind(pkg::CONSTANT);
+  EXPECT_TRUE(isError(create(b), StatusCode::kInvalidArgument,
+                      "buffer 5 'y.host' is a host buffer but constant; only "
+                      "optimizer state and activations live on the host"));
+  ProgramBuilder c = hostRoundTrip();
+  c.program().set_host_arena_bytes(32);
+  c.manifest().mutable_ranks(0)->set_host_arena_bytes(32);
+  EXPECT_TRUE(isError(create(c), StatusCode::kInvalidArgument,
+                      "buffer 6 'neg.host' (24 bytes at offset 64) does not "
+                      "fit in the host arena of 32 bytes"));
+  ProgramBuilder d = hostRoundTrip();
+  d.manifest().mutable_ranks(0)->set_host_arena_bytes(0);
+  EXPECT_TRUE(isError(create(d), StatusCode::kInvalidArgument,
+                      "the program's arenas are"));
+}
+
+TEST(ProgramCheck, OnlyACopyCrossesBetweenHostAndDevice) {
+  ProgramBuilder b = hostRoundTrip();
+  // neg reading the device's y into a host buffer.
+  b.program().mutable_instructions(3)->set_operands(0, 3);
+  EXPECT_TRUE(isError(create(b), StatusCode::kInvalidArgument,
+                      "instruction 3 (neg) at loc(\"test\":4:1): mixes host "
+                      "and device buffers; only a copy moves bytes between "
+                      "them"));
+}
+
 // The pattern of a compiler bug seen in packages: adamw writing two results
 // into one buffer.
 TEST(ProgramCheck, TwoResultsInOneBuffer) {

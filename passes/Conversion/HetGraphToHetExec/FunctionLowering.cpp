@@ -4,8 +4,9 @@
 // op's inherent attributes. The special cases: views (hetg.reshape and
 // contiguous hetg.slice: alias buffers, no launch), hetg.constant (a
 // constant buffer), global accesses (the global's own buffer), hetd.send
-// (params peer and tag only; some rows are a view) and hetd.all_reduce
-// (the kernel sums in place).
+// (params peer and tag only; some rows are a view), hetd.all_reduce (the
+// kernel sums in place) and hetd.to_host / hetd.to_device (a copy between
+// the device's and the host's buffers).
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,6 +93,7 @@ void FunctionLowering::addGlobals() {
     BufferInfo buffer{global.name, global.type, global.kind, std::nullopt,
                       global.init, global.loc};
     buffer.wholeShape = global.wholeShape;
+    buffer.onHost = global.onHost;
     globalBuffers[global.name] = draft.addBuffer(std::move(buffer));
   }
 }
@@ -178,10 +180,11 @@ LogicalResult FunctionLowering::lowerGlobalAccess(Operation *op) {
       buffers[load.getResult()] = global;
       return success();
     }
-    int copy = draft.addBuffer({(name + ".old").str(),
-                                draft.buffer(global).type,
-                                BufferKind::activation, std::nullopt,
-                                ElementsAttr(), loc});
+    BufferInfo old{(name + ".old").str(),  draft.buffer(global).type,
+                   BufferKind::activation, std::nullopt,
+                   ElementsAttr(),         loc};
+    old.onHost = draft.buffer(global).onHost;
+    int copy = draft.addBuffer(std::move(old));
     draft.addCopy(global, copy, loc);
     buffers[load.getResult()] = copy;
     return success();
@@ -271,8 +274,8 @@ LogicalResult FunctionLowering::lowerConstant(Operation *op) {
   return success();
 }
 
-FailureOr<int> FunctionLowering::resultBuffer(OpResult result,
-                                              StringRef kernel) {
+FailureOr<int> FunctionLowering::resultBuffer(OpResult result, StringRef kernel,
+                                              bool onHost) {
   auto target = accesses.inPlaceResults.find(result);
   if (target != accesses.inPlaceResults.end())
     return globalBuffers.lookup(target->second);
@@ -285,11 +288,46 @@ FailureOr<int> FunctionLowering::resultBuffer(OpResult result,
   std::string name = kernel.str() + "." + std::to_string(draft.numLaunches());
   if (op->getNumResults() > 1)
     name += "." + std::to_string(result.getResultNumber());
-  return draft.addBuffer({name, *type, BufferKind::activation, std::nullopt,
-                          ElementsAttr(), op->getLoc()});
+  BufferInfo buffer{name,         *type,          BufferKind::activation,
+                    std::nullopt, ElementsAttr(), op->getLoc()};
+  buffer.onHost = onHost;
+  return draft.addBuffer(std::move(buffer));
 }
 
-LogicalResult FunctionLowering::lowerLaunch(Operation *op) {
+FailureOr<bool> FunctionLowering::runsOnHost(Operation *op) const {
+  unsigned onHost = 0;
+  for (Value operand : op->getOperands())
+    onHost += draft.buffer(bufferOf(operand)).onHost;
+  if (onHost == 0)
+    return false;
+  if (onHost != op->getNumOperands())
+    return op->emitOpError("reads host and device values; copy them to one "
+                           "side first (hetd.to_host, hetd.to_device)");
+  if (llvm::isa<hetd::HetDistDialect>(op->getDialect()))
+    return op->emitOpError("communicates host values; ranks exchange device "
+                           "values only");
+  return true;
+}
+
+LogicalResult FunctionLowering::lowerTransfer(Operation *op, bool toHost) {
+  int source = bufferOf(op->getOperand(0));
+  if (draft.buffer(source).onHost == toHost)
+    return op->emitOpError("copies a value that is already on the ")
+           << (toHost ? "host" : "device");
+  FailureOr<int> copy = resultBuffer(op->getResult(0), "copy", toHost);
+  if (failed(copy))
+    return failure();
+  // A result stored in place is the global's buffer, which must lie where
+  // the copy goes.
+  if (draft.buffer(*copy).onHost != toHost)
+    return op->emitOpError("writes a global that lies on the ")
+           << (toHost ? "device" : "host");
+  draft.addCopy(source, *copy, op->getLoc());
+  buffers[op->getResult(0)] = *copy;
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerLaunch(Operation *op, bool onHost) {
   StringRef kernel = op->getName().stripDialect();
   LaunchInfo launch{kernel.str(), {}, {}, paramsOf(op), op->getLoc()};
   if (std::optional<hetg::OpCost> cost = hetg::getOpCost(op))
@@ -298,9 +336,13 @@ LogicalResult FunctionLowering::lowerLaunch(Operation *op) {
   for (Value operand : op->getOperands())
     launch.inputs.push_back(bufferOf(operand));
   for (OpResult result : op->getResults()) {
-    FailureOr<int> buffer = resultBuffer(result, kernel);
+    FailureOr<int> buffer = resultBuffer(result, kernel, onHost);
     if (failed(buffer))
       return failure();
+    if (draft.buffer(*buffer).onHost != onHost)
+      return op->emitOpError("writes a global on the ")
+             << (onHost ? "device" : "host") << " from the "
+             << (onHost ? "host" : "device") << "; copy the value across first";
     launch.outputs.push_back(*buffer);
     buffers[result] = *buffer;
   }
@@ -364,6 +406,11 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
     return lowerGlobalAccess(op);
   if (auto ret = llvm::dyn_cast<func::ReturnOp>(op))
     return lowerReturn(ret);
+  if (llvm::isa<hetd::ToHostOp, hetd::ToDeviceOp>(op))
+    return lowerTransfer(op, llvm::isa<hetd::ToHostOp>(op));
+  FailureOr<bool> onHost = runsOnHost(op);
+  if (failed(onHost))
+    return failure();
   if (llvm::isa<hetd::SendOp>(op))
     return lowerSend(op);
   if (llvm::isa<hetd::AllReduceOp>(op))
@@ -371,15 +418,15 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
   if (!llvm::isa_and_nonnull<hetg::HetGraphDialect>(op->getDialect()) &&
       !llvm::isa<hetd::RecvOp, hetd::ReduceScatterOp, hetd::AllGatherOp>(op))
     return op->emitOpError("cannot be lowered into a hetx program; only hetg "
-                           "ops, hetd communication, ml_program global "
-                           "accesses and func.return can");
+                           "ops, hetd communication and transfers, "
+                           "ml_program global accesses and func.return can");
   if (op->getNumRegions() != 0)
     return op->emitOpError("has regions, which a kernel launch cannot hold");
   if (std::optional<int64_t> byteOffset = viewByteOffset(op))
     return lowerView(op, *byteOffset);
   if (llvm::isa<hetg::ConstantOp>(op))
     return lowerConstant(op);
-  return lowerLaunch(op);
+  return lowerLaunch(op, *onHost);
 }
 
 ProgramPlacement FunctionLowering::placement() const {

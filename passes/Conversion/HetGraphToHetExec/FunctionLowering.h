@@ -2,7 +2,9 @@
 //
 // Lowers the body of one func.func: every value gets a buffer, every hetg
 // and hetd op a launch (views and constants get none), global accesses read
-// and write the globals' buffers.
+// and write the globals' buffers. Values live on the device, except those
+// of globals marked hetd.host, of hetd.to_host and of the ops that read
+// only host values, which live and run on the rank's host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +28,8 @@ struct GlobalBuffer {
   mlir::Location loc;
   /// A piece of a sharded tensor: that tensor's shape (hetd.whole_shape).
   mlir::DenseI64ArrayAttr wholeShape;
+  /// Lives in the rank's host memory (hetd.host).
+  bool onHost = false;
 };
 
 /// The name of each constant value, shared by the programs of a module:
@@ -62,13 +66,18 @@ private:
   mlir::LogicalResult lowerReturn(mlir::func::ReturnOp ret);
   mlir::LogicalResult lowerView(mlir::Operation *op, int64_t byteOffset);
   mlir::LogicalResult lowerConstant(mlir::Operation *op);
-  mlir::LogicalResult lowerLaunch(mlir::Operation *op);
+  mlir::LogicalResult lowerLaunch(mlir::Operation *op, bool onHost);
   mlir::LogicalResult lowerSend(mlir::Operation *op);
   mlir::LogicalResult lowerAllReduce(mlir::Operation *op);
+  mlir::LogicalResult lowerTransfer(mlir::Operation *op, bool toHost);
+  /// Whether `op` runs on the host: its operands are host values. Fails
+  /// when it mixes host and device values, or communicates from the host.
+  mlir::FailureOr<bool> runsOnHost(mlir::Operation *op) const;
   /// The buffer `result` is written to: its global's when its store is in
   /// place, else a new activation named after the launch.
   mlir::FailureOr<int> resultBuffer(mlir::OpResult result,
-                                    llvm::StringRef kernel);
+                                    llvm::StringRef kernel,
+                                    bool onHost = false);
   int bufferOf(mlir::Value value) const { return buffers.lookup(value); }
   ProgramPlacement placement() const;
 

@@ -79,10 +79,19 @@ FailureOr<GlobalBuffer> classifyGlobal(ml_program::GlobalOp global) {
         "trained parameters are float tensors with data and optimizer "
         "state starts at zero");
   }
-  return GlobalBuffer{global.getSymName().str(), *type, kind, init,
-                      global.getLoc(),
-                      global->getAttrOfType<DenseI64ArrayAttr>(
-                          hetd::kWholeShapeAttr)};
+  bool onHost = global->hasAttr(hetd::kHostAttr);
+  if (onHost && kind != BufferKind::optimizer_state)
+    return global.emitOpError("lives on the host (")
+           << hetd::kHostAttr
+           << ") but is no optimizer state; only optimizer state is offloaded";
+  return GlobalBuffer{
+      global.getSymName().str(),
+      *type,
+      kind,
+      init,
+      global.getLoc(),
+      global->getAttrOfType<DenseI64ArrayAttr>(hetd::kWholeShapeAttr),
+      onHost};
 }
 
 /// A non-negative i32 from the integer attribute `name` of `func`;

@@ -94,11 +94,11 @@ static bool keepsState(hetx::BufferKind kind) {
          kind == hetx::BufferKind::constant;
 }
 
-ProgramDraft::Layout ProgramDraft::layOut() const {
+int64_t ProgramDraft::layOutArena(bool host, Layout &layout) const {
   std::vector<lower::BufferRequest> requests;
   std::vector<int> owners;
   for (auto [index, buffer] : llvm::enumerate(buffers)) {
-    if (buffer.aliasOf >= 0)
+    if (buffer.aliasOf >= 0 || buffer.onHost != host)
       continue;
     int64_t bytes = byteSize(buffer.type);
     owners.push_back(static_cast<int>(index));
@@ -109,11 +109,16 @@ ProgramDraft::Layout ProgramDraft::layOut() const {
           bytes, std::min(buffer.firstUse, buffer.lastUse), buffer.lastUse));
   }
   lower::MemoryPlan plan = lower::planMemory(requests);
-  Layout layout;
-  layout.offsets.assign(buffers.size(), 0);
   for (auto [request, owner] : llvm::enumerate(owners))
     layout.offsets[owner] = plan.offsets[request];
-  layout.arenaBytes = plan.arenaBytes;
+  return plan.arenaBytes;
+}
+
+ProgramDraft::Layout ProgramDraft::layOut() const {
+  Layout layout;
+  layout.offsets.assign(buffers.size(), 0);
+  layout.arenaBytes = layOutArena(/*host=*/false, layout);
+  layout.hostArenaBytes = layOutArena(/*host=*/true, layout);
   return layout;
 }
 
@@ -137,6 +142,10 @@ ProgramDraft::layOutBeside(hetx::ProgramOp trainProgram) const {
   for (auto [index, buffer] : llvm::enumerate(buffers)) {
     if (buffer.aliasOf >= 0)
       continue;
+    if (buffer.onHost)
+      return emitError(buffer.loc)
+             << "the evaluation reads host buffer '" << buffer.name
+             << "'; an evaluation runs on the device alone";
     int64_t bytes = byteSize(buffer.type);
     if (keepsState(buffer.kind)) {
       auto it = kept.find(buffer.name);
@@ -205,6 +214,7 @@ ProgramDraft::finish(OpBuilder &builder, Location loc,
       placement.device ? builder.getStringAttr(*placement.device)
                        : StringAttr(),
       builder.getI64IntegerAttr(modelFlops),
+      builder.getI64IntegerAttr(layout->hostArenaBytes),
       trainProgram ? builder.getUnitAttr() : UnitAttr());
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(&program.getBody().emplaceBlock());
@@ -219,6 +229,7 @@ ProgramDraft::finish(OpBuilder &builder, Location loc,
         hetx::BufferKindAttr::get(context, buffer.kind),
         buffer.role ? hetx::InputRoleAttr::get(context, *buffer.role)
                     : hetx::InputRoleAttr(),
+        buffer.onHost ? builder.getUnitAttr() : UnitAttr(),
         builder.getI64IntegerAttr(offset),
         buffer.firstSample ? builder.getI64IntegerAttr(*buffer.firstSample)
                            : IntegerAttr(),

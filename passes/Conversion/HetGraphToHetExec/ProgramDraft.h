@@ -40,6 +40,8 @@ struct BufferInfo {
   std::optional<int64_t> firstSample;
   /// A piece of a sharded tensor: that tensor's shape.
   mlir::DenseI64ArrayAttr wholeShape;
+  /// Lies in the rank's host memory (hetx.buffer's `host`).
+  bool onHost = false;
   /// For views: the buffer owning the bytes, and where they start in it.
   int aliasOf = -1;
   int64_t viewOffset = 0;
@@ -109,11 +111,15 @@ public:
 private:
   struct Layout {
     std::vector<int64_t> offsets; // per owning buffer; views: unused
-    int64_t arenaBytes = 0;
+    int64_t arenaBytes = 0, hostArenaBytes = 0;
   };
   void computeLiveness();
-  /// The buffers' own arena: persistent first, then the activations.
+  /// The buffers' own arenas, the device's and the host's: persistent
+  /// first, then the activations.
   Layout layOut() const;
+  /// Places the owning buffers of one arena into `layout.offsets`; returns
+  /// the arena's size.
+  int64_t layOutArena(bool host, Layout &layout) const;
   /// The arena of `trainProgram`, shared: see finish.
   mlir::FailureOr<Layout> layOutBeside(hetx::ProgramOp trainProgram) const;
 

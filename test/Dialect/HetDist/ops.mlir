@@ -64,3 +64,16 @@ func.func @rank0(%g: tensor<4xf32>) -> tensor<4xf32> attributes {hetd.rank = 0 :
   %full = hetd.all_gather %shard group [0, 1] counts [0, 4] : tensor<0xf32> -> tensor<4xf32>
   return %full : tensor<4xf32>
 }
+
+// -----
+
+// Transfers between a rank's device and its host keep the type.
+
+// CHECK-LABEL: func.func @transfers
+// CHECK: %[[H:.*]] = hetd.to_host %{{.*}} : tensor<4xf32>
+// CHECK: hetd.to_device %[[H]] : tensor<4xf32>
+func.func @transfers(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %h = hetd.to_host %x : tensor<4xf32>
+  %d = hetd.to_device %h : tensor<4xf32>
+  return %d : tensor<4xf32>
+}

@@ -303,7 +303,7 @@ hetx.program @p attributes {rank = 0 : i32, arena_bytes = 1024 : i64, first_samp
 
 // Program attributes are non-negative.
 
-// expected-error @+1 {{'hetx.program' op arena_bytes must be non-negative, got -1}}
+// expected-error @+1 {{'hetx.program' op arena_bytes and host_arena_bytes must be non-negative, got -1 and 0}}
 hetx.program @p attributes {rank = 0 : i32, arena_bytes = -1 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
   %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
   hetx.return %l : memref<f32>
@@ -330,3 +330,47 @@ hetx.program @p attributes {rank = 0 : i32, arena_bytes = 4 : i64, first_sample 
 
 // expected-error @+1 {{expects parent op 'hetx.program'}}
 %l = hetx.buffer 0 "loss" activation at 0 : memref<f32>
+
+// -----
+
+// Only optimizer state and activations live on the host.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 64 : i64, host_arena_bytes = 64 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  // expected-error @+1 {{is a host buffer but a parameter; only optimizer state and activations live on the host}}
+  %w = hetx.buffer 0 "w" parameter host at 0 init dense<1.0> : tensor<4xf32> : memref<4xf32>
+  hetx.return
+}
+
+// -----
+
+// Host buffers fit in the host arena.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 64 : i64, host_arena_bytes = 32 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  // expected-error @+1 {{bytes [0, 64) do not fit in the host arena of 32 bytes}}
+  %m = hetx.buffer 0 "m" optimizer_state host at 0 : memref<16xf32>
+  hetx.return
+}
+
+// -----
+
+// A view lies where the buffer it views does.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 64 : i64, host_arena_bytes = 64 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %m = hetx.buffer 0 "m" optimizer_state host at 0 : memref<16xf32>
+  // expected-error @+1 {{lies on the device but aliases buffer 0, which does not}}
+  %v = hetx.buffer 1 "v" optimizer_state at 0 alias %m : memref<16xf32> : memref<4x4xf32>
+  hetx.return
+}
+
+// -----
+
+// Only a copy moves bytes between the host and the device.
+
+hetx.program @p attributes {rank = 0 : i32, arena_bytes = 64 : i64, host_arena_bytes = 64 : i64, first_sample = 0 : i64, num_samples = 1 : i64} {
+  %m = hetx.buffer 0 "m" optimizer_state host at 0 : memref<16xf32>
+  %a = hetx.buffer 1 "a" activation at 0 : memref<16xf32>
+  hetx.launch "copy"(%a) -> (%m) : (memref<16xf32>) -> (memref<16xf32>)
+  // expected-error @+1 {{mixes host and device buffers; only a copy moves bytes between them}}
+  hetx.launch "neg"(%a) -> (%m) : (memref<16xf32>) -> (memref<16xf32>)
+  hetx.return
+}
