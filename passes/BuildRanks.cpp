@@ -156,7 +156,7 @@ LogicalResult RankBuilder::compute(const ScheduledOp &op) {
 
   SmallVector<Value> gathered;
   if (shardsParameters()) {
-    FailureOr<SmallVector<Value>> values = gatherParameters();
+    FailureOr<SmallVector<Value>> values = gatherParameters(callee, backward);
     if (failed(values))
       return failure();
     gathered = std::move(*values);
@@ -327,6 +327,7 @@ LogicalResult RankBuilder::build(bool evaluation) {
     (tied ? tiedParameters : parameters).push_back(global);
     gradientIsTied.push_back(tied);
   }
+  groupParametersBySegment();
 
   microBatches.resize(schedule.microBatches.size());
   for (const ScheduledOp &op : schedule.ops) {

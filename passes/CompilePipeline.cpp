@@ -2,6 +2,7 @@
 
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -33,6 +34,7 @@ void buildCompilePipeline(OpPassManager &pm,
     pm.addPass(createSymbolDCEPass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    pm.addNestedPass<func::FuncOp>(createHetdScheduleCollectives());
     if (options.emit == "hetd")
       return;
   } else if (options.forwardOnly) {

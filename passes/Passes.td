@@ -519,11 +519,19 @@ def HetdBuildRanks : Pass<"hetd-build-ranks", "mlir::ModuleOp"> {
       updated pieces back into every parameter;
     - with `"sharding": "full"` (FSDP-style), the parameters stay sharded:
       a replica keeps only its pieces (`@<p>[a:b]`, initialized from the
-      parameter's data), all-gathers the stage's parameters right before
-      each forward and backward call (the stage functions take them as
-      arguments marked `hetd.parameter`), and reduce-scatters each
-      micro-batch's gradients onto the shards as soon as its backward
-      returns, so full parameters and gradients live only around one call;
+      parameter's data), all-gathers the stage's parameters before each
+      forward and backward call (the stage functions take them as
+      arguments marked `hetd.parameter`) and reduce-scatters each
+      micro-batch's gradients onto the shards after its backward; both go
+      one group of parameters at a time, the runs of consecutive
+      parameters that one segment reads first (in the order the call
+      reads them: backwards for a backward), which
+      `hetd-schedule-collectives` then moves next to their segment;
+    - with `offload_optimizer` on a stage, its AdamW state globals are
+      marked `hetd.host` and each piece is updated on host copies
+      (`hetd.to_host`) of the parameter piece, its summed gradient and the
+      step, the new piece coming back with `hetd.to_device` (a tied
+      parameter's update stays on the device);
     - with `clip-norm`, or with the loss scaling of
       `hetg-mixed-precision`, the squared norms of every rank's gradient
       pieces summed over all ranks with `hetd.all_reduce`: every rank
@@ -552,6 +560,26 @@ def HetdBuildRanks : Pass<"hetd-build-ranks", "mlir::ModuleOp"> {
   let dependentDialects = ["::hetc::hetd::HetDistDialect",
                            "::hetc::hetg::HetGraphDialect",
                            "::mlir::ml_program::MLProgramDialect"];
+}
+
+def HetdScheduleCollectives : Pass<"hetd-schedule-collectives",
+                                   "mlir::func::FuncOp"> {
+  let summary = "Move gathers to their first use and reduce-scatters to their last input";
+  let description = [{
+    Runs on the rank functions once the stage calls are inlined. Each
+    `hetd.all_gather` moves down to just before the first op that reads
+    its result, through the slices and reshapes that take the result
+    apart (which move to their own first readers first), and each
+    `hetd.reduce_scatter` moves up to just after its input is complete,
+    with the flattening reshapes and the concatenation that build that
+    input. Neither moves past another op that crosses ranks, so every
+    rank keeps its order of communication. Under full sharding this places
+    a parameter group's gather right before the segment that reads it and
+    its gradients' reduce-scatter right after the segment that computes
+    them: the memory plan then frees a gathered group after its segment
+    and a segment's full gradients as soon as their shard is taken.
+  }];
+  let dependentDialects = ["::hetc::hetd::HetDistDialect"];
 }
 
 def HetxLowerToProgram : Pass<"hetx-lower-to-program", "mlir::ModuleOp"> {

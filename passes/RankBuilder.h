@@ -42,6 +42,8 @@ struct FlatLayout {
   std::pair<int64_t, int64_t> pieceOf(size_t index) const;
   /// The piece's name suffix, "[begin:end]".
   static std::string pieceSuffix(int64_t begin, int64_t end);
+  /// Each replica's elements within the flat range [begin, end).
+  std::vector<int64_t> countsWithin(int64_t begin, int64_t end) const;
 };
 
 /// A part of a parameter a rank updates, and its gradient summed over
@@ -113,8 +115,18 @@ private:
   /// overflow checks.
   mlir::Value globalNorm(llvm::ArrayRef<UpdatePiece> pieces);
   mlir::Value gatherUpdatedShard(llvm::ArrayRef<mlir::Value> updatedPieces);
+  /// The rank's shard of `grads` summed over the stage's replicas: one
+  /// reduce-scatter of them all, or under full sharding one per parameter
+  /// group, last group first (the order a backward finishes them).
   mlir::Value reduceScatterGradients(llvm::ArrayRef<mlir::Value> grads);
-  mlir::FailureOr<llvm::SmallVector<mlir::Value>> gatherParameters();
+  /// The stage's parameters that `callee` reads gathered from their
+  /// shards, one all-gather per parameter group, in the order a forward
+  /// (or a backward) reads them; null for the others.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  gatherParameters(mlir::func::FuncOp callee, bool backward);
+  /// Under full sharding, the runs of consecutive parameters that one
+  /// segment reads first.
+  void groupParametersBySegment();
   mlir::FailureOr<mlir::ml_program::GlobalOp>
   parameterPiece(mlir::ml_program::GlobalOp parameter, int64_t begin,
                  int64_t end);
@@ -136,6 +148,10 @@ private:
   /// gradients, and their gradients summed over the rank's micro-batches
   /// (with sharded parameters: the rank's shard, summed over replicas).
   llvm::SmallVector<mlir::ml_program::GlobalOp> parameters;
+  /// [begin, end) indices into `parameters`, covering them in order: the
+  /// units of the collectives over sharded parameters (one group when they
+  /// are not sharded).
+  llvm::SmallVector<std::pair<size_t, size_t>> parameterGroups;
   llvm::SmallVector<mlir::Value> gradients;
   mlir::Value shardGradients;
   /// The parameters it shares with other stages, and their gradients

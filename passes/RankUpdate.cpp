@@ -55,6 +55,18 @@ std::string FlatLayout::pieceSuffix(int64_t begin, int64_t end) {
   return llvm::formatv("[{0}:{1}]", begin, end).str();
 }
 
+std::vector<int64_t> FlatLayout::countsWithin(int64_t begin,
+                                              int64_t end) const {
+  std::vector<int64_t> within;
+  int64_t shardStart = 0;
+  for (int64_t count : counts) {
+    within.push_back(std::max<int64_t>(0, std::min(end, shardStart + count) -
+                                              std::max(begin, shardStart)));
+    shardStart += count;
+  }
+  return within;
+}
+
 void takeParametersAsArguments(func::FuncOp stageFunction,
                                ArrayRef<mlp::GlobalOp> parameters) {
   MLIRContext *context = stageFunction.getContext();
@@ -110,17 +122,60 @@ static Value concatFlat(OpBuilder &builder, Location loc,
 
 Value RankBuilder::reduceScatterGradients(ArrayRef<Value> grads) {
   FlatLayout layout(parameters, stage(), schedule.replica);
-  SmallVector<Value> flats;
-  for (Value grad : grads)
-    flats.push_back(flatten(builder, loc, grad));
   auto element =
       llvm::cast<RankedTensorType>(grads.front().getType()).getElementType();
-  Value all = concatFlat(builder, loc, flats,
-                         RankedTensorType::get({layout.total()}, element));
-  auto shardType = RankedTensorType::get(
-      {layout.shardEnd - layout.shardBegin}, element);
-  return hetd::ReduceScatterOp::create(builder, loc, shardType, all,
-                                       stageGroup(), layout.counts);
+  SmallVector<Value> parts;
+  for (auto [first, end] : llvm::reverse(parameterGroups)) {
+    SmallVector<Value> flats;
+    for (size_t i = first; i < end; ++i)
+      flats.push_back(flatten(builder, loc, grads[i]));
+    int64_t begin = layout.offsets[first], groupEnd = layout.offsets[end];
+    Value all = concatFlat(builder, loc, flats,
+                           RankedTensorType::get({groupEnd - begin}, element));
+    std::vector<int64_t> counts = layout.countsWithin(begin, groupEnd);
+    auto partType = RankedTensorType::get({counts[schedule.replica]}, element);
+    Value part = hetd::ReduceScatterOp::create(builder, loc, partType, all,
+                                               stageGroup(), counts);
+    if (counts[schedule.replica] > 0)
+      parts.push_back(part);
+  }
+  std::reverse(parts.begin(), parts.end());
+  return concatFlat(
+      builder, loc, parts,
+      RankedTensorType::get({layout.shardEnd - layout.shardBegin}, element));
+}
+
+void RankBuilder::groupParametersBySegment() {
+  parameterGroups.clear();
+  if (parameters.empty())
+    return;
+  if (!shardsParameters()) {
+    parameterGroups.push_back({0, parameters.size()});
+    return;
+  }
+  // The segment of the forward's first op reading each parameter.
+  DenseMap<Attribute, int64_t> segmentOf;
+  func::FuncOp forward = functions.forward;
+  for (BlockArgument arg : forward.getArguments()) {
+    Attribute owner =
+        forward.getArgAttr(arg.getArgNumber(), hetd::kParameterAttr);
+    if (!owner || arg.use_empty())
+      continue;
+    Operation *first =
+        *llvm::min_element(arg.getUsers(), [](Operation *a, Operation *b) {
+          return a->isBeforeInBlock(b);
+        });
+    auto segment = first->getAttrOfType<IntegerAttr>(hetg::kSegmentAttr);
+    segmentOf[owner] = segment ? segment.getInt() : -1;
+  }
+  auto segment = [&](size_t i) {
+    return segmentOf.lookup(FlatSymbolRefAttr::get(parameters[i]));
+  };
+  for (size_t i = 0; i < parameters.size(); ++i)
+    if (i == 0 || segment(i) != segment(i - 1))
+      parameterGroups.push_back({i, i + 1});
+    else
+      parameterGroups.back().second = i + 1;
 }
 
 /// The global holding this rank's piece [begin, end) of `parameter` (flat
@@ -175,38 +230,53 @@ FailureOr<mlp::GlobalOp> RankBuilder::parameterPiece(mlp::GlobalOp parameter,
   return piece;
 }
 
-FailureOr<SmallVector<Value>> RankBuilder::gatherParameters() {
-  if (parameters.empty())
-    return SmallVector<Value>();
+FailureOr<SmallVector<Value>> RankBuilder::gatherParameters(func::FuncOp callee,
+                                                            bool backward) {
   FlatLayout layout(parameters, stage(), schedule.replica);
-  auto element = llvm::cast<RankedTensorType>(parameters.front().getType())
-                     .getElementType();
-  SmallVector<Value> pieces;
-  for (auto [i, global] : llvm::enumerate(parameters)) {
-    auto [begin, end] = layout.pieceOf(i);
-    if (begin == end)
+  DenseSet<Attribute> read;
+  for (unsigned i = 0; i < callee.getNumArguments(); ++i)
+    if (Attribute owner = callee.getArgAttr(i, hetd::kParameterAttr))
+      read.insert(owner);
+  SmallVector<Value> values(parameters.size());
+  SmallVector<std::pair<size_t, size_t>> groups(parameterGroups);
+  if (backward)
+    std::reverse(groups.begin(), groups.end());
+  for (auto [first, end] : groups) {
+    if (llvm::none_of(llvm::seq(first, end), [&](size_t i) {
+          return read.contains(FlatSymbolRefAttr::get(parameters[i]));
+        }))
       continue;
-    FailureOr<mlp::GlobalOp> piece = parameterPiece(global, begin, end);
-    if (failed(piece))
-      return failure();
-    pieces.push_back(mlp::GlobalLoadOp::create(builder, loc, piece->getType(),
-                                               FlatSymbolRefAttr::get(*piece)));
-  }
-  Value mine = concatFlat(
-      builder, loc, pieces,
-      RankedTensorType::get({layout.shardEnd - layout.shardBegin}, element));
-  Value all = hetd::AllGatherOp::create(
-      builder, loc, RankedTensorType::get({layout.total()}, element), mine,
-      stageGroup(), layout.counts);
-  SmallVector<Value> values;
-  for (auto [i, global] : llvm::enumerate(parameters)) {
-    auto type = llvm::cast<RankedTensorType>(global.getType());
-    Value flat = sliceFlat(builder, loc, all, layout.offsets[i],
-                           layout.offsets[i + 1]);
-    values.push_back(type.getRank() == 1
-                         ? flat
-                         : Value(hetg::ReshapeOp::create(builder, loc, type,
-                                                         flat)));
+    auto element = llvm::cast<RankedTensorType>(parameters[first].getType())
+                       .getElementType();
+    int64_t begin = layout.offsets[first], groupEnd = layout.offsets[end];
+    std::vector<int64_t> counts = layout.countsWithin(begin, groupEnd);
+    SmallVector<Value> pieces;
+    for (size_t i = first; i < end; ++i) {
+      auto [pieceBegin, pieceEnd] = layout.pieceOf(i);
+      if (pieceBegin == pieceEnd)
+        continue;
+      FailureOr<mlp::GlobalOp> piece =
+          parameterPiece(parameters[i], pieceBegin, pieceEnd);
+      if (failed(piece))
+        return failure();
+      pieces.push_back(mlp::GlobalLoadOp::create(
+          builder, loc, piece->getType(), FlatSymbolRefAttr::get(*piece)));
+    }
+    Value mine =
+        concatFlat(builder, loc, pieces,
+                   RankedTensorType::get({counts[schedule.replica]}, element));
+    Value all = hetd::AllGatherOp::create(
+        builder, loc, RankedTensorType::get({groupEnd - begin}, element), mine,
+        stageGroup(), counts);
+    for (size_t i = first; i < end; ++i) {
+      auto type = llvm::cast<RankedTensorType>(parameters[i].getType());
+      Value flat = sliceFlat(builder, loc, all, layout.offsets[i] - begin,
+                             layout.offsets[i + 1] - begin);
+      values[i] =
+          type.getRank() == 1
+              ? flat
+              : Value(hetg::ReshapeOp::create(builder, loc, type, flat));
+    }
   }
   return values;
 }

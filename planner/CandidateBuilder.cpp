@@ -5,8 +5,9 @@
 // micro-batches by the target count, made smaller where memory requires
 // (under full sharding, shares in multiples of one count for the whole
 // stage, which memory makes larger);
-// recompute only where a device does not fit without it even at one sample
-// per micro-batch; state shards from the memory left (CandidateMemory.cpp).
+// recompute or optimizer offload only where a device does not fit without
+// them even at one sample per micro-batch; state shards from the memory
+// left (CandidateMemory.cpp).
 // Then an analytical estimate of the step, linear in the replicas: the
 // busiest replica of the bottleneck stage, one micro-batch's trip through
 // the other stages, and each stage's update after its last backward (with
@@ -223,9 +224,9 @@ CandidateBuilder::build(const StageLayout &layout,
       !shares && options.shares == ShareRule::Pipelines && counts.size() == 1;
   bool balanced = !shares && options.shares != ShareRule::Equal;
   for (size_t s = 0; s < layout.size(); ++s) {
+    decideMemorySaving(candidate, s);
     // Throughput shares depend on whether the stage recomputes.
-    if (!fitMemory(candidate, s) && request_.allowRecompute) {
-      candidate.plan.stages[s].recompute = true;
+    if (candidate.plan.stages[s].recompute) {
       assignShares(candidate, s, given(s));
       chooseMicroBatches(candidate, s);
       fitMemory(candidate, s);
@@ -375,7 +376,7 @@ void CandidateBuilder::finish(Candidate &candidate) const {
                              stage.replicas.front().numMicroBatches()));
   }
   for (size_t s = 0; s < numStages; ++s) {
-    decideRecompute(candidate, s);
+    decideMemorySaving(candidate, s);
     assignShards(candidate, s);
   }
   candidate.shortfall.reset();
@@ -420,17 +421,21 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
     int64_t inputBytes =
         s > 0 ? profile.segments[stage.firstSegment - 1].boundaryBytes : 0;
     std::vector<int64_t> parts = shardCounts(stage, range.parameters);
+    // In lockstep every call gathers the parameters segment by segment,
+    // every backward scatters its gradients, and each call waits for the
+    // slowest replica.
+    bool lockstep = inLockstep(candidate.plan, s);
     double gather = 0, scatter = 0;
-    if (stage.replicas.size() > 1) {
+    if (lockstep) {
+      gather = cost_.segmentCollectivesSeconds(stage, devices, true);
+      scatter = cost_.segmentCollectivesSeconds(stage, devices, false);
+    } else if (stage.replicas.size() > 1) {
       std::vector<int64_t> partBytes;
       for (int64_t elements : parts)
         partBytes.push_back(elements * kElementBytes);
       gather = cost_.allGatherSeconds(devices, partBytes);
       scatter = cost_.reduceScatterSeconds(devices, partBytes);
     }
-    // In lockstep every call gathers the parameters, every backward
-    // scatters its gradients, and each call waits for the slowest replica.
-    bool lockstep = inLockstep(candidate.plan, s);
     bool gathers = lockstep && range.parameters > 0;
     double optimizer = 0;
     for (size_t r = 0; r < stage.replicas.size(); ++r) {
@@ -452,7 +457,8 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
       forward[s] = std::max(forward[s], f);
       backward[s] = std::max(backward[s], b);
       optimizer =
-          std::max(optimizer, cost_.optimizerSeconds(devices[r], parts[r]));
+          std::max(optimizer, cost_.optimizerSeconds(devices[r], parts[r],
+                                                     stage.offloadOptimizer));
     }
     if (lockstep)
       busy[s] =

@@ -122,9 +122,11 @@ public:
     parameterBytes = range.parameterBytes;
     bool replicated = stage.replicas.size() > 1;
     // Under full sharding the parameters and the summed gradients shrink
-    // with the shard too.
+    // with the shard too; offloaded, the state leaves the device.
     shardsParameters = replicated && plan.sharding == ShardingKind::Full;
-    perParameterByte = cost.profile().optimizerStatePerParameterByte +
+    perParameterByte = (stage.offloadOptimizer
+                            ? 0
+                            : cost.profile().optimizerStatePerParameterByte) +
                        (shardsParameters ? 2 : 0);
     shardedBytes = perParameterByte * range.parameterBytes;
     if (replicated && parameters > 0)
@@ -265,15 +267,67 @@ bool CandidateBuilder::fitLockstep(Candidate &candidate, size_t s) const {
   }
 }
 
-void CandidateBuilder::decideRecompute(Candidate &candidate, size_t s) const {
+int64_t CandidateBuilder::usableHostBytes(int node) const {
+  return static_cast<int64_t>(
+      request_.memoryFraction *
+      static_cast<double>(cost_.cluster().nodes[node].hostMemoryBytes));
+}
+
+bool CandidateBuilder::hostsHoldOffloadedState(
+    const Candidate &candidate) const {
+  const Cluster &cluster = cost_.cluster();
+  std::vector<int64_t> used(cluster.nodes.size(), 0);
+  for (size_t s = 0; s < candidate.plan.stages.size(); ++s)
+    for (size_t r = 0; r < candidate.devices[s].size(); ++r)
+      used[cluster.devices[candidate.devices[s][r]].node] +=
+          cost_.offloadedStateBytes(candidate.plan, s, r);
+  for (size_t n = 0; n < used.size(); ++n)
+    if (used[n] > usableHostBytes(n))
+      return false;
+  return true;
+}
+
+void CandidateBuilder::decideMemorySaving(Candidate &candidate,
+                                          size_t s) const {
   Stage &stage = candidate.plan.stages[s];
   std::vector<Replica> before = stage.replicas;
   stage.recompute = false;
-  if (fitMemory(candidate, s) || !request_.allowRecompute)
+  stage.offloadOptimizer = false;
+  if (fitMemory(candidate, s))
     return;
-  stage.recompute = true;
-  stage.replicas = std::move(before);
-  fitMemory(candidate, s);
+  bool mayOffload = request_.allowOffload &&
+                    cost_.profile().optimizerStatePerParameterByte > 0;
+  // Of the savings allowed, the one whose candidate the estimate finds
+  // fastest among those that fit; where none fits, the last tried, which
+  // saves the most, for the shortfall.
+  Stage chosen = stage;
+  double fastest = std::numeric_limits<double>::infinity();
+  bool chosenFits = false;
+  for (auto [recompute, offload] :
+       {std::pair{true, false}, {false, true}, {true, true}}) {
+    if ((recompute && !request_.allowRecompute) || (offload && !mayOffload))
+      continue;
+    stage.replicas = before;
+    stage.recompute = recompute;
+    stage.offloadOptimizer = offload;
+    bool fits = fitMemory(candidate, s);
+    // The host holds the shards as assignShards cuts them.
+    assignShards(candidate, s);
+    if (offload && !hostsHoldOffloadedState(candidate))
+      continue;
+    if (!fits) {
+      if (!chosenFits)
+        chosen = stage;
+      continue;
+    }
+    double seconds = estimateSeconds(candidate);
+    if (seconds < fastest) {
+      fastest = seconds;
+      chosen = stage;
+      chosenFits = true;
+    }
+  }
+  stage = std::move(chosen);
 }
 
 void CandidateBuilder::assignShards(Candidate &candidate, size_t s) const {

@@ -108,6 +108,20 @@ llvm::Expected<Link> readLink(const YamlValue &value, bool intraNode,
   return link;
 }
 
+/// Host memory where the file does not give it, in proportion to the
+/// node's GPU memory.
+void defaultHostMemory(Cluster &cluster) {
+  for (Node &node : cluster.nodes) {
+    if (node.hostMemoryBytes > 0)
+      continue;
+    int64_t gpuBytes = 0;
+    for (int d : node.devices)
+      gpuBytes += cluster.devices[d].gpu.memoryBytes();
+    node.hostMemoryBytes = static_cast<int64_t>(kDefaultHostMemoryPerGpuByte *
+                                                static_cast<double>(gpuBytes));
+  }
+}
+
 /// One entry of a node's `gpus` list as written.
 struct GpuEntry {
   YamlPlace place;
@@ -173,6 +187,7 @@ public:
 private:
   llvm::Error readNodes(const YamlValue &list, Cluster &cluster);
   llvm::Error readNode(const YamlValue &value, int index, Cluster &cluster);
+  llvm::Error readHost(const YamlValue &value, Node &node);
   llvm::Error readGpus(const YamlValue &list, int node);
   llvm::Error readGpuEntry(const YamlValue &value, int node);
   llvm::Error readLinks(const YamlValue &value, Cluster &cluster);
@@ -215,6 +230,7 @@ llvm::Expected<Cluster> ClusterReader::read(const YamlValue &root) {
     return std::move(error);
   if (llvm::Error error = addDevices(cluster))
     return std::move(error);
+  defaultHostMemory(cluster);
   return cluster;
 }
 
@@ -241,8 +257,9 @@ llvm::Error ClusterReader::readNodes(const YamlValue &list, Cluster &cluster) {
 
 llvm::Error ClusterReader::readNode(const YamlValue &value, int index,
                                     Cluster &cluster) {
-  if (llvm::Error error =
-          value.checkMapping({"name", "datacenter", "gpus", "intra_node"}))
+  if (llvm::Error error = value.checkMapping({"name", "datacenter", "gpus",
+                                              "intra_node", "host_memory_GB",
+                                              "host_link", "host_update_GBps"}))
     return error;
   Node node;
   auto name = value.requireField(
@@ -280,7 +297,34 @@ llvm::Error ClusterReader::readNode(const YamlValue &value, int index,
   if (!link)
     return link.takeError();
   node.intraNode = std::move(*link);
+  if (llvm::Error error = readHost(value, node))
+    return error;
   cluster.nodes.push_back(std::move(node));
+  return llvm::Error::success();
+}
+
+/// The node's host figures as given; defaultHostMemory fills in its
+/// memory once its devices are known.
+llvm::Error ClusterReader::readHost(const YamlValue &value, Node &node) {
+  if (const YamlValue *memory = value.field("host_memory_GB")) {
+    auto gigabytes = memory->getNumber(/*allowZero=*/false);
+    if (!gigabytes)
+      return gigabytes.takeError();
+    node.hostMemoryBytes = static_cast<int64_t>(*gigabytes * 1e9);
+  }
+  if (const YamlValue *hostLink = value.field("host_link")) {
+    auto link = readLink(*hostLink, /*intraNode=*/false);
+    if (!link)
+      return link.takeError();
+    node.hostLink.bandwidthGBps = link->bandwidthGBps;
+    node.hostLink.latencyUs = link->latencyUs;
+  }
+  if (const YamlValue *update = value.field("host_update_GBps")) {
+    auto gigabytesPerSecond = update->getNumber(/*allowZero=*/false);
+    if (!gigabytesPerSecond)
+      return gigabytesPerSecond.takeError();
+    node.hostUpdateGBps = *gigabytesPerSecond;
+  }
   return llvm::Error::success();
 }
 

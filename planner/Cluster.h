@@ -55,6 +55,18 @@ struct Link {
   }
 };
 
+/// A GPU's link to its host when the cluster file does not say: PCIe 4.0
+/// x16.
+constexpr double kDefaultHostLinkGBps = 25;
+constexpr double kDefaultHostLinkLatencyUs = 10;
+/// What one rank's AdamW on the host streams when the file does not say: a
+/// few cores' share of a server's memory bandwidth.
+constexpr double kDefaultHostUpdateGBps = 20;
+/// Host memory per byte of the node's GPU memory when the file does not
+/// say: GPU servers have 3 to 4 (DGX H100: 2 TB for 640 GB), less what the
+/// processes, data loading and pinned buffers take.
+constexpr double kDefaultHostMemoryPerGpuByte = 2;
+
 struct Device {
   std::string name; // NODE/TYPE:INDEX
   GpuSpec gpu;
@@ -66,6 +78,14 @@ struct Node {
   std::string datacenter;
   Link intraNode;
   std::vector<int> devices; // indices into Cluster::devices
+  /// Host memory, which holds the optimizer state of the stages that
+  /// offload it; 0: none.
+  int64_t hostMemoryBytes = 0;
+  /// Each GPU's own link to host memory, which offloaded updates cross.
+  Link hostLink{"host", kDefaultHostLinkGBps, kDefaultHostLinkLatencyUs};
+  /// GB/s that one rank's optimizer update on the host streams through
+  /// host memory (its share of the host's cores and memory bandwidth).
+  double hostUpdateGBps = kDefaultHostUpdateGBps;
 };
 
 /// The link between two datacenters, both ways.

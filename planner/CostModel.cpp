@@ -382,13 +382,49 @@ double CostModel::allGatherSeconds(llvm::ArrayRef<int> devices,
   return unevenRingSeconds(cluster_, devices, partBytes);
 }
 
-double CostModel::optimizerSeconds(int device, int64_t elements) const {
+double CostModel::segmentCollectivesSeconds(const Stage &stage,
+                                            llvm::ArrayRef<int> devices,
+                                            bool gather) const {
+  int64_t total =
+      profile_.range(stage.firstSegment, stage.endSegment).parameters;
+  std::vector<int64_t> counts = shardCounts(stage, total);
+  double seconds = 0;
+  int64_t begin = 0;
+  for (int64_t s = stage.firstSegment; s < stage.endSegment; ++s) {
+    int64_t end = begin + profile_.segments[s].parameters;
+    if (end == begin)
+      continue;
+    // Each replica's shard is the next run of the flat parameters.
+    std::vector<int64_t> partBytes;
+    int64_t shardBegin = 0;
+    for (int64_t count : counts) {
+      int64_t overlap =
+          std::min(end, shardBegin + count) - std::max(begin, shardBegin);
+      partBytes.push_back(std::max<int64_t>(0, overlap) * kElementBytes);
+      shardBegin += count;
+    }
+    seconds += gather ? allGatherSeconds(devices, partBytes)
+                      : reduceScatterSeconds(devices, partBytes);
+    begin = end;
+  }
+  return seconds;
+}
+
+double CostModel::optimizerSeconds(int device, int64_t elements,
+                                   bool offloaded) const {
   // Reads parameter, gradient and state, writes parameter and state (AdamW:
   // 7 fp32 values per element; SGD: 3).
   double valuesPerElement = 3 + 2 * profile_.optimizerStatePerParameterByte;
   double bytes =
       valuesPerElement * kElementBytes * static_cast<double>(elements);
-  return bytes / (cluster_.devices[device].gpu.memoryBandwidthGBps * 1e9);
+  // SGD keeps no state, so its update stays on the device.
+  if (!offloaded || profile_.optimizerStatePerParameterByte == 0)
+    return bytes / (cluster_.devices[device].gpu.memoryBandwidthGBps * 1e9);
+  // The gradient and parameter pieces down, the host's update, the updated
+  // piece up: the runtime runs them one after the other.
+  const Node &node = cluster_.nodes[cluster_.devices[device].node];
+  double transfer = node.hostLink.seconds(3 * kElementBytes * elements);
+  return transfer + bytes / (node.hostUpdateGBps * 1e9);
 }
 
 } // namespace hetc::planner

@@ -123,9 +123,21 @@ public:
                               llvm::ArrayRef<int64_t> partBytes) const;
   double allGatherSeconds(llvm::ArrayRef<int> devices,
                           llvm::ArrayRef<int64_t> partBytes) const;
+  /// Under full sharding, the gathers (or reduce-scatters) of one call of
+  /// `stage` over its replicas' `devices`: one per segment with parameters,
+  /// as the compiler groups them, each replica holding its shard's part of
+  /// the segment's.
+  double segmentCollectivesSeconds(const Stage &stage,
+                                   llvm::ArrayRef<int> devices,
+                                   bool gather) const;
   /// The optimizer update of `elements` parameter elements on `device`
   /// (memory bound: reads and writes the parameter, gradient and state).
-  double optimizerSeconds(int device, int64_t elements) const;
+  /// `offloaded` (with optimizer state to offload: not SGD), it runs on the
+  /// device's host instead, after the gradient and parameter pieces went
+  /// to the host, and before the updated piece comes back over the host
+  /// link (the runtime does not overlap them).
+  double optimizerSeconds(int device, int64_t elements,
+                          bool offloaded = false) const;
 
   /// Bytes rank `schedule.rank` of `plan` needs: its parameters (whole, or
   /// its pieces with full sharding, plus the gathered stage around a call),
@@ -138,6 +150,12 @@ public:
   /// on the test fixtures.
   int64_t rankMemoryBytes(const Plan &plan,
                           const RankSchedule &schedule) const;
+  /// Bytes of optimizer state replica `replica` of stage `stage` keeps in
+  /// its node's host memory: its state shard where the stage offloads it
+  /// (but for the tied parameters the stages split, which stay on the
+  /// device), else none.
+  int64_t offloadedStateBytes(const Plan &plan, int64_t stage,
+                              int64_t replica) const;
 
 private:
   const Cluster &cluster_;

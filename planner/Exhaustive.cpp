@@ -6,8 +6,8 @@
 // stage's classes (even within a class), every micro-batch count, both
 // shardings (full where every replica of a stage can run the count in
 // lockstep), and both schedules where the stages' sample ranges differ; the
-// builder's rules give recompute, memory fits and shards, and the simulator
-// judges.
+// builder's rules give recompute, optimizer offload, memory fits and
+// shards, and the simulator judges.
 //
 // Branch and bound keeps it tractable: it starts from the search's plan and
 // skips whatever a lower bound on the simulated step shows cannot beat the
@@ -193,15 +193,21 @@ private:
 
   /// The least the update after stage s's last backward takes over
   /// segments [first, end): reduce-scatter and all-gather of even parts
-  /// (the largest part is at least that), the optimizer on an even shard.
+  /// (the largest part is at least that), the optimizer on an even shard,
+  /// on the device or, where allowed, on its host.
   double updateSeconds(size_t s, int64_t first, int64_t end) const {
     const std::vector<int> &devices = layout[s].devices;
     int64_t parameters = profile.range(first, end).parameters;
     int64_t replicas = devices.size();
     double optimizer = kInfinity;
-    for (int d : devices)
+    for (int d : devices) {
       optimizer =
           std::min(optimizer, cost.optimizerSeconds(d, parameters / replicas));
+      if (builder.request().allowOffload)
+        optimizer =
+            std::min(optimizer, cost.optimizerSeconds(d, parameters / replicas,
+                                                      /*offloaded=*/true));
+    }
     if (replicas == 1)
       return optimizer;
     std::vector<int64_t> parts(replicas, parameters / replicas * kElementBytes);

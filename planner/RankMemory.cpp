@@ -71,6 +71,47 @@ std::vector<SegmentSizes> segmentSizesOf(const ModelProfile &profile,
   return sizes;
 }
 
+/// The parameter bytes a rank of stage `s` holds: the stage's, and its
+/// shard of them. Tied parameters the stages split are whole on every rank
+/// reading them: those another stage owns add a copy, those owned here
+/// leave the shards.
+struct HeldParameters {
+  int64_t stageBytes = 0;
+  int64_t shardBytes = 0;
+  /// Of the shard, the tied parameters the stages split.
+  int64_t tiedBytes = 0;
+};
+
+HeldParameters heldParameters(const ModelProfile &profile, const Plan &plan,
+                              int64_t s, int64_t replica) {
+  const Stage &stage = plan.stages[s];
+  SegmentCost range = profile.range(stage.firstSegment, stage.endSegment);
+  int64_t tiedBytes = 0, ownedTiedBytes = 0, ownedTiedElements = 0;
+  for (const TiedParameter &tied : tiedParameters(profile, plan)) {
+    if (!llvm::is_contained(tied.stages, s))
+      continue;
+    tiedBytes += tied.parameter->bytes;
+    if (tied.stages.front() == s) {
+      ownedTiedBytes += tied.parameter->bytes;
+      ownedTiedElements += tied.parameter->elements;
+    }
+  }
+  HeldParameters held;
+  held.tiedBytes = tiedBytes;
+  held.stageBytes = range.parameterBytes + tiedBytes - ownedTiedBytes;
+  held.shardBytes = held.stageBytes;
+  int64_t shardable = range.parameters - ownedTiedElements;
+  if (stage.replicas.size() > 1 && shardable > 0)
+    // In double: count * bytes overflows int64 past ~1.5e9 parameters.
+    held.shardBytes =
+        tiedBytes +
+        static_cast<int64_t>(
+            static_cast<double>(shardCounts(stage, shardable)[replica]) *
+            static_cast<double>(range.parameterBytes - ownedTiedBytes) /
+            static_cast<double>(shardable));
+  return held;
+}
+
 } // namespace
 
 std::vector<TiedParameter> tiedParameters(const ModelProfile &profile,
@@ -93,7 +134,6 @@ int64_t CostModel::rankMemoryBytes(const Plan &plan,
                                    const RankSchedule &schedule) const {
   const Stage &stage = plan.stages[schedule.stage];
   const Replica &replica = stage.replicas[schedule.replica];
-  SegmentCost range = profile_.range(stage.firstSegment, stage.endSegment);
   Precision precision = precisionOf(stage);
   int64_t elementBytes = activationElementBytes(precision);
   std::vector<SegmentSizes> segments =
@@ -103,38 +143,21 @@ int64_t CostModel::rankMemoryBytes(const Plan &plan,
   bool lastStage =
       schedule.stage + 1 == static_cast<int64_t>(plan.stages.size());
 
-  // Tied parameters the stages split are whole on every rank reading them:
-  // those another stage owns add a copy (its gradient appears in the
-  // stage's first segment reading it); those owned here leave the shards.
-  int64_t tiedBytes = 0, ownedTiedBytes = 0, ownedTiedElements = 0;
+  // The copy of a tied parameter another stage owns has its gradient
+  // appear in the stage's first segment reading it.
   for (const TiedParameter &tied : tiedParameters(profile_, plan)) {
-    if (!llvm::is_contained(tied.stages, schedule.stage))
+    if (!llvm::is_contained(tied.stages, schedule.stage) ||
+        tied.stages.front() == schedule.stage)
       continue;
     const SharedParameter &parameter = *tied.parameter;
-    tiedBytes += parameter.bytes;
-    if (tied.stages.front() == schedule.stage) {
-      ownedTiedBytes += parameter.bytes;
-      ownedTiedElements += parameter.elements;
-      continue;
-    }
     int64_t reader = *llvm::find_if(parameter.segments, [&](int64_t s) {
       return s >= stage.firstSegment;
     });
     segments[reader - stage.firstSegment].parameterBytes += parameter.bytes;
   }
 
-  int64_t stageBytes = range.parameterBytes + tiedBytes - ownedTiedBytes;
-  int64_t shardBytes = stageBytes;
-  int64_t shardable = range.parameters - ownedTiedElements;
-  if (replicated && shardable > 0)
-    // In double: count * bytes overflows int64 past ~1.5e9 parameters.
-    shardBytes = tiedBytes +
-                 static_cast<int64_t>(
-                     static_cast<double>(
-                         shardCounts(stage, shardable)[schedule.replica]) *
-                     static_cast<double>(range.parameterBytes -
-                                         ownedTiedBytes) /
-                     static_cast<double>(shardable));
+  auto [stageBytes, shardBytes, tiedBytes] =
+      heldParameters(profile_, plan, schedule.stage, schedule.replica);
   int64_t keptPerSample = 0;
   for (const SegmentSizes &segment : segments)
     keptPerSample += segment.kept;
@@ -142,8 +165,11 @@ int64_t CostModel::rankMemoryBytes(const Plan &plan,
   int64_t inputPerSample = segments.front().gradientOut;
   int64_t outputPerSample = lastStage ? 0 : segments.back().gradientIn;
 
+  // An offloading stage keeps the optimizer state in host memory, but for
+  // that of the tied parameters it shares with other stages.
   int64_t persistent = (shardsParameters ? shardBytes : stageBytes) +
-                       profile_.optimizerStatePerParameterByte * shardBytes;
+                       profile_.optimizerStatePerParameterByte *
+                           (stage.offloadOptimizer ? tiedBytes : shardBytes);
   // In bf16 or f16 the forward reads the parameters through low-precision
   // copies, which the backward reads again.
   if (precision != Precision::F32)
@@ -154,10 +180,19 @@ int64_t CostModel::rankMemoryBytes(const Plan &plan,
   if (lastStage)
     persistent += tokenBytes;
 
-  // Full sharding: the stage's parameters, gathered around every call, and
-  // this rank's pieces joined into the gather's input.
-  int64_t gathered = shardsParameters ? stageBytes : 0;
-  int64_t gatherInput = shardsParameters ? shardBytes : 0;
+  // Full sharding: one segment's parameters at a time, gathered right
+  // before the segment reads them (hetd-schedule-collectives), and this
+  // rank's pieces of them joined into the gather's input; the largest
+  // segment's bound the forward.
+  int64_t gathered = 0;
+  if (shardsParameters)
+    for (const SegmentSizes &segment : segments)
+      gathered = std::max(gathered, segment.parameterBytes);
+  int64_t gatherInput =
+      stageBytes > 0 ? static_cast<int64_t>(static_cast<double>(gathered) *
+                                            static_cast<double>(shardBytes) /
+                                            static_cast<double>(stageBytes))
+                     : 0;
 
   int64_t saved = 0;     // activations kept by micro-batches in flight
   int64_t received = 0;  // messages waiting for their computation
@@ -189,21 +224,24 @@ int64_t CostModel::rankMemoryBytes(const Plan &plan,
       live(gathered + gatherInput + samples * outputPerSample);
       // Segment by segment, last first: the activations it reads die and
       // its parameters' gradients appear. At its start all of them are
-      // counted, a bound: some appear only as its activations die.
+      // counted, a bound: some appear only as its activations die. Under
+      // full sharding the segment's gathered parameters live through it,
+      // and its gradients, joined into one flat copy, leave for their
+      // reduce-scatter right after it.
       int64_t fresh = 0;
       for (const SegmentSizes &segment : llvm::reverse(segments)) {
-        fresh += segment.parameterBytes;
-        live(gathered + fresh +
+        int64_t group = shardsParameters ? segment.parameterBytes : 0;
+        fresh = (shardsParameters ? 0 : fresh) + segment.parameterBytes;
+        live(group + fresh +
              samples *
                  (segment.rebuilt + segment.gradientIn + segment.gradientOut));
         saved -= samples * segment.kept;
-        live(gathered + fresh + samples * segment.gradientOut);
+        live(group + fresh + samples * segment.gradientOut);
+        if (shardsParameters)
+          live(2 * fresh + samples * segment.gradientOut);
       }
       int64_t gradientOut = samples * inputPerSample;
       if (shardsParameters) {
-        // The gathered parameters are dead; the micro-batch's gradients are
-        // joined into one flat copy for the reduce-scatter onto the shards.
-        live(2 * fresh + gradientOut);
         gradients = shardBytes;
       } else {
         // Adding to the running sum makes each new sum beside the old one
@@ -227,6 +265,15 @@ int64_t CostModel::rankMemoryBytes(const Plan &plan,
   return persistent + activations +
          static_cast<int64_t>(kPlacementGaps *
                               static_cast<double>(activations));
+}
+
+int64_t CostModel::offloadedStateBytes(const Plan &plan, int64_t stage,
+                                       int64_t replica) const {
+  if (!plan.stages[stage].offloadOptimizer)
+    return 0;
+  HeldParameters held = heldParameters(profile_, plan, stage, replica);
+  return profile_.optimizerStatePerParameterByte *
+         (held.shardBytes - held.tiedBytes);
 }
 
 } // namespace hetc::planner

@@ -87,15 +87,16 @@ void addVariants(const CandidateBuilder &builder, const StageLayout &layout,
 }
 
 /// Whether optimizer sharding leaves `layout` short of memory: without
-/// fitting, or with recompute on a stage. Elsewhere full sharding only
-/// adds collectives around every call.
+/// fitting, or with recompute or optimizer offload on a stage. Elsewhere
+/// full sharding only adds collectives around every call.
 bool needsFullSharding(const CandidateBuilder &builder,
                        const StageLayout &layout) {
   std::optional<Candidate> candidate = builder.build(layout, {});
   return candidate &&
          (!candidate->fits() ||
-          llvm::any_of(candidate->plan.stages,
-                       [](const Stage &stage) { return stage.recompute; }));
+          llvm::any_of(candidate->plan.stages, [](const Stage &stage) {
+            return stage.recompute || stage.offloadOptimizer;
+          }));
 }
 
 /// Layouts of both shardings: full sharding fits larger groups of devices

@@ -4,9 +4,9 @@
 // each stage (counts and kinds may differ; link-aware, so slow links fall
 // between stages rather than inside a data-parallel group); the layer split;
 // each replica's batch share and micro-batch size; the state shard fractions
-// by free memory; recompute per stage. It maximizes the simulated tokens/s
-// subject to every device's memory. Baseline strategies build one plan each
-// the way other systems would, for comparison.
+// by free memory; recompute and optimizer offload per stage. It maximizes the
+// simulated tokens/s subject to every device's memory. Baseline strategies
+// build one plan each the way other systems would, for comparison.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +46,9 @@ struct PlanRequest {
   int64_t globalBatch = 0;
   /// Let the search recompute activations per stage to fit memory.
   bool allowRecompute = true;
+  /// Let the search keep a stage's optimizer state in host memory, and
+  /// update it there, to fit device memory.
+  bool allowOffload = true;
   /// Fraction of each device's memory the plan may use (the rest is for the
   /// runtime and fragmentation).
   double memoryFraction = 0.9;

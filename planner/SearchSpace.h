@@ -3,10 +3,10 @@
 // A candidate plan is built in two steps. A *layout* fixes the stages: which
 // devices form each one and which segments it computes. The candidate
 // builder then turns a layout into a plan: each replica's batch share and
-// micro-batch size, recompute per stage and the state shard fractions, and
-// predicts its step time analytically. The search, the baselines and the
-// exhaustive search differ only in the layouts and options they try; all
-// of them judge their best candidates with the simulator
+// micro-batch size, recompute and optimizer offload per stage and the state
+// shard fractions, and predicts its step time analytically. The search, the
+// baselines and the exhaustive search differ only in the layouts and options
+// they try; all of them judge their best candidates with the simulator
 // (CandidateEvaluation.cpp). docs/planner.md, "Search", has the reasoning.
 //
 //===----------------------------------------------------------------------===//
@@ -54,8 +54,9 @@ std::vector<std::vector<int>> splitIntoUnits(const Cluster &cluster,
 
 /// Layouts whose stages are consecutive runs of `units` over consecutive
 /// segment ranges, every device fitting in memory at one sample per
-/// micro-batch (with recompute where allowed and needed), minimizing the
-/// slowest stage's predicted compute, transfers and update:
+/// micro-batch (with recompute or optimizer offload where allowed and
+/// needed), minimizing the slowest stage's predicted compute, transfers and
+/// update:
 ///   - for each stage count 1..maxStages, the best with any number of
 ///     units per stage (a suffix of the units may stay idle);
 ///   - for each stage count dividing the number of units, the best with
@@ -160,6 +161,8 @@ public:
 
   /// Bytes the device may use.
   int64_t usableBytes(int device) const;
+  /// Bytes of the node's host memory the plan may use.
+  int64_t usableHostBytes(int node) const;
   /// CostModel::rankMemoryBytes of each replica of `stage` on the op list
   /// the plan's schedule gives it when nothing stalls (no schedule of the
   /// whole plan needed).
@@ -179,8 +182,13 @@ private:
   bool fitMemory(Candidate &candidate, size_t stage) const;
   /// fitMemory in lockstep: more micro-batches for every replica.
   bool fitLockstep(Candidate &candidate, size_t stage) const;
-  /// Recompute only where the stage does not fit without it.
-  void decideRecompute(Candidate &candidate, size_t stage) const;
+  /// Where the stage does not fit as it is: recompute, optimizer offload
+  /// (where the hosts hold the state) or both, whichever fits and the
+  /// estimate finds fastest.
+  void decideMemorySaving(Candidate &candidate, size_t stage) const;
+  /// Whether every node's host memory holds the optimizer state of the
+  /// replicas on it whose stages offload it.
+  bool hostsHoldOffloadedState(const Candidate &candidate) const;
   void balanceShares(Candidate &candidate, size_t stage) const;
   void assignShards(Candidate &candidate, size_t stage) const;
   double estimateSeconds(const Candidate &candidate) const;

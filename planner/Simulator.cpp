@@ -233,8 +233,17 @@ private:
     std::vector<int64_t> parts;
     for (int64_t count : it->second.shardCounts)
       parts.push_back(count * kElementBytes);
-    it->second.allGatherSeconds = cost.allGatherSeconds(devices, parts);
-    it->second.reduceScatterSeconds = cost.reduceScatterSeconds(devices, parts);
+    // Under full sharding every exchange is one call's, segment by segment.
+    if (plan.sharding == ShardingKind::Full) {
+      it->second.allGatherSeconds =
+          cost.segmentCollectivesSeconds(stage, devices, /*gather=*/true);
+      it->second.reduceScatterSeconds =
+          cost.segmentCollectivesSeconds(stage, devices, /*gather=*/false);
+    } else {
+      it->second.allGatherSeconds = cost.allGatherSeconds(devices, parts);
+      it->second.reduceScatterSeconds =
+          cost.reduceScatterSeconds(devices, parts);
+    }
     it->second.link = cost.ringLink(devices);
     channels.ring(devices, it->second.channels);
     return it->second;
@@ -285,8 +294,8 @@ private:
   /// The update after the step's computations (passes/RankUpdate.cpp):
   /// the reduce-scatter of the summed gradients onto the shards, the
   /// all-reduces of the tied parameters the stage shares with others, the
-  /// optimizer on this rank's shard and its whole tied parameters, the
-  /// all-gather of the parameters.
+  /// optimizer on this rank's shard (on the host where the stage offloads
+  /// it) and its whole tied parameters, the all-gather of the parameters.
   void appendUpdate(const RankSchedule &schedule, bool optimizerSharding,
                     std::vector<Task> &tasks) {
     const Stage &stage = plan.stages[schedule.stage];
@@ -300,15 +309,18 @@ private:
         if (tied.stages.front() != schedule.stage)
           tiedElements += tied.parameter->elements;
       }
-    int64_t parameters =
-        tiedElements +
-        (stage.replicas.size() > 1
-             ? exchangeOf(schedule.stage).shardCounts[schedule.replica]
-             : stageParameters(stage));
+    int64_t shard =
+        stage.replicas.size() > 1
+            ? exchangeOf(schedule.stage).shardCounts[schedule.replica]
+            : stageParameters(stage);
+    int device = deviceOfRank[schedule.rank];
+    bool adamw = profile.optimizerStatePerParameterByte > 0;
+    bool offloaded = adamw && stage.offloadOptimizer;
     Task update;
-    update.label = profile.optimizerStatePerParameterByte > 0 ? "adamw" : "sgd";
-    update.seconds =
-        cost.optimizerSeconds(deviceOfRank[schedule.rank], parameters);
+    update.label = offloaded ? "adamw on host" : adamw ? "adamw" : "sgd";
+    // Tied parameters' copies are updated on the device.
+    update.seconds = cost.optimizerSeconds(device, shard, offloaded) +
+                     cost.optimizerSeconds(device, tiedElements);
     tasks.push_back(update);
     if (optimizerSharding)
       tasks.push_back(stageCollective(schedule, "all_gather"));

@@ -7,12 +7,12 @@
 // and its update (reduce-scatter and all-gather over its ring, the
 // optimizer on an even shard): a slow link inside a stage shows in the
 // ring, one between stages in the sends. The first stages keep more
-// micro-batches in flight, so whether a stage fits (or needs recompute)
-// depends on how many stages follow it; the program runs from the last
-// stage backwards to know. Everything it reads is tabulated first: per GPU
-// type and segment range the compute time, per unit range the ring's fixed
-// and per-byte cost, per stage option its time and the most stages it may
-// lead. Under full sharding a replicated stage shards its parameters and
+// micro-batches in flight, so whether a stage fits (or needs recompute or
+// optimizer offload) depends on how many stages follow it; the program runs
+// from the last stage backwards to know. Everything it reads is tabulated
+// first: per GPU type and segment range the compute time, per unit range the
+// ring's fixed and per-byte cost, per stage option its time and the most stages
+// it may lead. Under full sharding a replicated stage shards its parameters and
 // their summed gradients with the optimizer state, and gathers the
 // parameters and scatters the gradients around each micro-batch's calls
 // instead of once per step. The memory figure here is a schedule-free
@@ -22,6 +22,7 @@
 
 #include "planner/SearchSpace.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -51,11 +52,16 @@ struct StageSizes {
     inputBytes = boundary(firstSegment - 1);
     outputBytes =
         endSegment < profile.numSegments() ? boundary(endSegment - 1) : 0;
-    for (int64_t g = firstSegment; g < endSegment; ++g)
+    for (int64_t g = firstSegment; g < endSegment; ++g) {
       workingBytes = std::max(workingBytes, boundary(g - 1) + boundary(g));
+      largestSegmentParameterBytes = std::max(
+          largestSegmentParameterBytes, profile.segments[g].parameterBytes);
+    }
   }
 
   int64_t parameterBytes = 0;
+  /// Of one segment: what full sharding gathers at a time.
+  int64_t largestSegmentParameterBytes = 0;
   /// Optimizer state of the whole stage.
   int64_t stateBytes = 0;
   /// Per sample: kept for the backward, arriving, leaving (0 in the last
@@ -68,11 +74,11 @@ struct StageSizes {
 
 /// Bytes a replica needs besides its state shard at one sample per
 /// micro-batch with `inFlight` micro-batches kept: parameters and their
-/// gradients (whole, or under full sharding gathered and made around a
-/// call), tokens, and the largest of the moments the cost model's walk
-/// peaks at, with a margin for the placement gaps: with whole gradients
-/// each micro-batch's sum is made beside the last, and several replicas
-/// join them into one flat copy for the reduce-scatter. Close to
+/// gradients (whole, or under full sharding one segment's, gathered and
+/// made around the segment), tokens, and the largest of the moments the cost
+/// model's walk peaks at, with a margin for the placement gaps: with whole
+/// gradients each micro-batch's sum is made beside the last, and several
+/// replicas join them into one flat copy for the reduce-scatter. Close to
 /// CostModel::rankMemoryBytes, which the candidate builder then uses.
 int64_t bytesBesidesShard(const StageSizes &sizes, int64_t inFlight,
                           bool recompute, bool replicated,
@@ -89,7 +95,10 @@ int64_t bytesBesidesShard(const StageSizes &sizes, int64_t inFlight,
       replicated && !shardsParameters ? sizes.parameterBytes : 0;
   int64_t activations = std::max(
       sizes.inputBytes + sizes.outputBytes + kept + transient, reduction);
-  return 2 * sizes.parameterBytes + tokens +
+  int64_t wholeParameters = shardsParameters
+                                ? sizes.largestSegmentParameterBytes
+                                : sizes.parameterBytes;
+  return 2 * wholeParameters + tokens +
          static_cast<int64_t>(kActivationMargin * activations);
 }
 
@@ -154,8 +163,10 @@ private:
     double seconds = kInfinity;
     int64_t maxLead = 0;
   };
+  /// A stage's options by what it does to fit: nothing, recompute,
+  /// optimizer offload, or both.
   struct StageEntry {
-    StageOption keep, recompute;
+    StageOption keep, recompute, offload, recomputeAndOffload;
   };
 
   size_t unitPair(size_t a, size_t b) const { return a * (numUnits + 1) + b; }
@@ -187,11 +198,15 @@ private:
       devices += unit.size();
     referenceMicroBatch = std::max<int64_t>(1, request.globalBatch / devices);
     // Seconds per sample at the reference micro-batch, with and without
-    // recompute; optimizer seconds per element.
+    // recompute; optimizer seconds per element, on the device and on its
+    // host.
     perSample.assign(numTypes * numCuts * numCuts * 2, kInfinity);
     for (size_t t = 0; t < numTypes; ++t) {
       optimizerPerElement.push_back(
           cost.optimizerSeconds(typeDevice[t], 1 << 20) / (1 << 20));
+      hostOptimizerPerElement.push_back(
+          cost.optimizerSeconds(typeDevice[t], 1 << 20, /*offloaded=*/true) /
+          (1 << 20));
       for (size_t i = 0; i < numCuts; ++i)
         for (size_t j = i + 1; j < numCuts; ++j)
           for (int recompute = 0; recompute < 2; ++recompute) {
@@ -234,8 +249,32 @@ private:
     }
   }
 
+  /// Per unit range, the host memory each replica of a stage over it has
+  /// for its state at the least: each node's usable host bytes over the
+  /// range's devices on it.
+  void tabulateHosts() {
+    const Cluster &cluster = cost.cluster();
+    hostRoom.assign((numUnits + 1) * (numUnits + 1), 0);
+    for (size_t a = 0; a < numUnits; ++a) {
+      llvm::SmallDenseMap<int, int64_t> devicesOnNode;
+      for (size_t b = a + 1; b <= numUnits; ++b) {
+        for (int d : units[b - 1])
+          ++devicesOnNode[cluster.devices[d].node];
+        int64_t room = std::numeric_limits<int64_t>::max();
+        for (auto [node, devices] : devicesOnNode) {
+          double usable =
+              request.memoryFraction *
+              static_cast<double>(cluster.nodes[node].hostMemoryBytes);
+          room = std::min(room, static_cast<int64_t>(usable) / devices);
+        }
+        hostRoom[unitPair(a, b)] = room;
+      }
+    }
+  }
+
   /// The option of one stage over units [a, b) and cuts [i, j).
-  StageOption option(size_t a, size_t b, size_t i, size_t j, int recompute) {
+  StageOption option(size_t a, size_t b, size_t i, size_t j, int recompute,
+                     bool offload) {
     size_t numTypes = typeNames.size();
     int64_t replicas = 0;
     double rate = 0, optimizer = 0;
@@ -249,9 +288,12 @@ private:
     if (replicas > request.globalBatch)
       return {};
     const StageSizes &sizes = stageSizes[cutPair(i, j)];
+    // Offloaded, the state's even shards go to the replicas' hosts.
+    if (offload && sizes.stateBytes / replicas > hostRoom[unitPair(a, b)])
+      return {};
     bool gathers = replicas > 1 && sharding == ShardingKind::Full;
-    int64_t shardedBytes = gathers ? sizes.stateBytes + 2 * sizes.parameterBytes
-                                   : sizes.stateBytes;
+    int64_t shardedBytes = (offload ? 0 : sizes.stateBytes) +
+                           (gathers ? 2 * sizes.parameterBytes : 0);
     double elements =
         static_cast<double>(sizes.parameterBytes) / kElementBytes / replicas;
     int64_t samples = (request.globalBatch + replicas - 1) / replicas;
@@ -282,7 +324,9 @@ private:
       return result;
     for (size_t t = 0; t < numTypes; ++t)
       if (typePrefix[b * numTypes + t] > typePrefix[a * numTypes + t])
-        optimizer = std::max(optimizer, optimizerPerElement[t] * elements);
+        optimizer = std::max(optimizer, (offload ? hostOptimizerPerElement[t]
+                                                 : optimizerPerElement[t]) *
+                                            elements);
     double update = optimizer;
     if (replicas > 1 && sizes.parameterBytes > 0) {
       double ring = ringFixed[unitPair(a, b)] + ringPerByte[unitPair(a, b)] *
@@ -328,6 +372,10 @@ private:
       usable.push_back(static_cast<int64_t>(
           request.memoryFraction *
           static_cast<double>(cost.cluster().devices[d].gpu.memoryBytes())));
+    bool mayOffload = request.allowOffload &&
+                      cost.profile().optimizerStatePerParameterByte > 0;
+    if (mayOffload)
+      tabulateHosts();
     entries.resize(unitPair(numUnits, numUnits) + 1);
     for (size_t a = 0; a < numUnits; ++a)
       for (size_t b = a + 1; b <= numUnits; ++b) {
@@ -336,23 +384,30 @@ private:
         for (size_t i = 0; i < numCuts; ++i)
           for (size_t j = i + 1; j < numCuts; ++j) {
             StageEntry &entry = row[cutPair(i, j)];
-            entry.keep = option(a, b, i, j, 0);
-            if (request.allowRecompute && entry.keep.maxLead < maxStages)
-              entry.recompute = option(a, b, i, j, 1);
+            entry.keep = option(a, b, i, j, 0, false);
+            if (entry.keep.maxLead == maxStages)
+              continue;
+            if (request.allowRecompute)
+              entry.recompute = option(a, b, i, j, 1, false);
+            if (mayOffload)
+              entry.offload = option(a, b, i, j, 0, true);
+            if (request.allowRecompute && mayOffload)
+              entry.recomputeAndOffload = option(a, b, i, j, 1, true);
           }
       }
   }
 
-  /// The stage's seconds when it leads `lead` stages: without recompute
-  /// if that fits, else with it.
+  /// The stage's seconds when it leads `lead` stages: the fastest of its
+  /// options that fit (doing nothing, where that fits).
   double stageSeconds(size_t a, size_t b, size_t i, size_t j,
                       int64_t lead) const {
     const StageEntry &entry = entries[unitPair(a, b)][cutPair(i, j)];
-    if (entry.keep.maxLead >= lead)
-      return entry.keep.seconds;
-    if (entry.recompute.maxLead >= lead)
-      return entry.recompute.seconds;
-    return kInfinity;
+    double seconds = kInfinity;
+    for (const StageOption &option : {entry.keep, entry.recompute,
+                                      entry.offload, entry.recomputeAndOffload})
+      if (option.maxLead >= lead)
+        seconds = std::min(seconds, option.seconds);
+    return seconds;
   }
 
   double &best(int64_t stages, size_t a, size_t i) {
@@ -447,7 +502,9 @@ private:
   std::vector<int64_t> typePrefix;
   std::vector<int64_t> usable;
   int64_t referenceMicroBatch = 1;
-  std::vector<double> perSample, optimizerPerElement;
+  std::vector<double> perSample, optimizerPerElement, hostOptimizerPerElement;
+  /// Per unit range (unitPair), tabulateHosts' bytes.
+  std::vector<int64_t> hostRoom;
   std::vector<double> ringFixed, ringPerByte;
   std::vector<StageSizes> stageSizes;
   std::vector<std::vector<StageEntry>> entries;

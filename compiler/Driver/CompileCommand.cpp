@@ -175,6 +175,12 @@ cl::opt<ShardingFlag> shardingFlag(
     cl::desc("With --cluster and no --plan: what of a stage's state its "
              "replicas shard (default auto: the planner chooses)"));
 
+cl::opt<bool> noOffload(
+    "no-offload", cl::sub(compileSubcommand), cl::cat(compileCategory),
+    cl::desc("With --cluster and no --plan: keep every stage's optimizer "
+             "state on its devices (by default the planner may keep a "
+             "stage's in host memory and update it there)"));
+
 cl::opt<int64_t> numDevices(
     "devices", cl::sub(compileSubcommand), cl::cat(compileCategory),
     cl::value_desc("N"), cl::init(1),
@@ -371,6 +377,9 @@ int runCompile() {
       (clusterPath.empty() || !planPath.empty()))
     return usageError("--sharding constrains the planner's choice: it needs "
                       "--cluster, and a --plan file states its own");
+  if (noOffload && (clusterPath.empty() || !planPath.empty()))
+    return usageError("--no-offload constrains the planner's choice: it "
+                      "needs --cluster, and a --plan file states its own");
   distributed |= !clusterPath.empty();
   if (forwardOnly && (distributed || recomputeSegments != "none"))
     return usageError("--forward-only compiles for one device, without "
@@ -426,6 +435,7 @@ int runCompile() {
     cluster = input->cluster;
     if (!plan) {
       input->request.sharding = shardingChoice(shardingFlag);
+      input->request.allowOffload = !noOffload;
       planner::CostModel cost = input->costModel(precision);
       llvm::Expected<planner::PlanResult> chosen =
           planner::choosePlan(input->cluster, cost, input->request);

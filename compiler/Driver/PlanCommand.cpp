@@ -96,6 +96,12 @@ cl::opt<ShardingFlag> shardingFlag(
              "search tries both; the baselines shard the optimizer state "
              "unless this says full)"));
 
+cl::opt<bool> noOffload(
+    "no-offload", cl::sub(planSubcommand), cl::cat(planCategory),
+    cl::desc("Keep every stage's optimizer state on its devices (by default "
+             "a stage that does not fit otherwise may keep it in host memory "
+             "and update it there)"));
+
 cl::opt<std::string> givenPlanPath(
     "plan", cl::sub(planSubcommand), cl::cat(planCategory),
     cl::value_desc("PLAN.json"),
@@ -145,9 +151,9 @@ void printPlanTable(const planner::Plan &plan,
     int64_t capacity = device >= 0 ? cluster.devices[device].gpu.memoryBytes()
                                    : 0;
     int64_t used = predicted.peakMemoryBytes[rank];
-    std::string segments = llvm::formatv("[{0}, {1}){2}", stage.firstSegment,
-                                         stage.endSegment,
-                                         stage.recompute ? " rc" : "");
+    std::string segments = llvm::formatv(
+        "[{0}, {1}){2}{3}", stage.firstSegment, stage.endSegment,
+        stage.recompute ? " rc" : "", stage.offloadOptimizer ? " offload" : "");
     std::string samples = llvm::formatv("[{0}, {1})", replica.firstSample,
                                         replica.firstSample +
                                             replica.numSamples);
@@ -289,6 +295,9 @@ int runPlan() {
   if (shardingFlag != ShardingFlag::automatic && !givenPlanPath.empty())
     return usageError("--sharding constrains the planner's choice; a --plan "
                       "file states its own");
+  if (noOffload && !givenPlanPath.empty())
+    return usageError("--no-offload constrains the planner's choice; a --plan "
+                      "file states its own");
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -312,6 +321,7 @@ int runPlan() {
   if (failed(input))
     return kExitFailure;
   input->request.sharding = shardingChoice(shardingFlag);
+  input->request.allowOffload = !noOffload;
   planner::CostModel cost = input->costModel(precisionChoice(precisionFlag));
 
   llvm::Expected<planner::PlanResult> chosen =

@@ -140,20 +140,24 @@
 // CLIP: hetd.all_reduce {{.*}} group [0, 1, 2, 3]
 
 // Full sharding: stage 0's replicas keep only their pieces of emb and w1,
-// gather them before every call and scatter every micro-batch's gradients.
+// gather each segment's group (emb: segment 0, w1: segment 1) before every
+// call that reads it (the backward reads only w1) and scatter every
+// micro-batch's gradients group by group, the last segment's first.
 // FULL-DAG: ml_program.global private mutable @"emb[0:32]"(dense<5.000000e-01> : tensor<32xf32>) : tensor<32xf32> {hetd.whole_shape = array<i64: 8, 4>}
 // FULL-DAG: ml_program.global private mutable @"w1[0:4]"(dense<1.000000e-01> : tensor<4xf32>) : tensor<4xf32> {hetd.whole_shape = array<i64: 4, 4>}
 // FULL-DAG: ml_program.global private mutable @"w1[4:16]"(dense<1.000000e-01> : tensor<12xf32>) : tensor<12xf32> {hetd.whole_shape = array<i64: 4, 4>}
 // FULL-DAG: func.func private @stage0_forward_mb2(%{{.*}}: tensor<2x3xi64> {hetg.name = "input_ids"}, %{{.*}}: tensor<8x4xf32> {hetd.parameter = @emb}, %{{.*}}: tensor<4x4xf32> {hetd.parameter = @w1})
 // FULL-LABEL: func.func @rank0(
 // FULL: %[[E:.*]] = ml_program.global_load @"emb[0:32]"
-// FULL-NEXT: %[[W:.*]] = ml_program.global_load @"w1[0:4]"
-// FULL-NEXT: %[[MINE:.*]] = hetg.concat %[[E]], %[[W]]
-// FULL-NEXT: hetd.all_gather %[[MINE]] group [0, 1] counts [36, 12] : tensor<36xf32> -> tensor<48xf32>
+// FULL-NEXT: hetd.all_gather %[[E]] group [0, 1] counts [32, 0] : tensor<32xf32> -> tensor<32xf32>
+// FULL: %[[W:.*]] = ml_program.global_load @"w1[0:4]"
+// FULL-NEXT: hetd.all_gather %[[W]] group [0, 1] counts [4, 12] : tensor<4xf32> -> tensor<16xf32>
 // FULL: call @stage0_forward_mb2
-// FULL: hetd.all_gather
+// FULL: hetd.all_gather {{.*}} counts [4, 12] : tensor<4xf32> -> tensor<16xf32>
+// FULL-NOT: hetd.all_gather
 // FULL: call @stage0_backward_mb2
-// FULL: hetd.reduce_scatter {{.*}} : tensor<48xf32> -> tensor<36xf32>
+// FULL: hetd.reduce_scatter {{.*}} counts [4, 12] : tensor<16xf32> -> tensor<4xf32>
+// FULL: hetd.reduce_scatter {{.*}} counts [32, 0] : tensor<32xf32> -> tensor<32xf32>
 // FULL-NOT: hetd.all_gather
 // FULL: ml_program.global_store @"emb[0:32]"
 // FULL: ml_program.global_store @"w1[0:4]"

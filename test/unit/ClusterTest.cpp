@@ -415,6 +415,34 @@ links:
   EXPECT_DOUBLE_EQ(cluster.devices[4].gpu.memoryGB, 39);
 }
 
+TEST(ClusterParse, HostFiguresAndTheirDefaults) {
+  Cluster cluster = parseOrFail(R"(
+name: hosts
+nodes:
+  - name: given
+    gpus: [{type: L4, count: 2}]
+    intra_node: {kind: pcie, bandwidth_GBps: 25, latency_us: 5}
+    host_memory_GB: 256
+    host_link: {bandwidth_GBps: 12, latency_us: 8}
+    host_update_GBps: 40
+  - name: defaulted
+    gpus: [{type: L4, count: 2}, {type: A6000, count: 1}]
+    intra_node: {kind: pcie, bandwidth_GBps: 25, latency_us: 5}
+links:
+  inter_node: {bandwidth_GBps: 3.1, latency_us: 30}
+)");
+  ASSERT_EQ(cluster.nodes.size(), 2u);
+  const Node &given = cluster.nodes[0], &defaulted = cluster.nodes[1];
+  EXPECT_EQ(given.hostMemoryBytes, 256'000'000'000);
+  expectLink(given.hostLink, "host", 12, 8);
+  EXPECT_DOUBLE_EQ(given.hostUpdateGBps, 40);
+  // Twice the node's GPU memory (2 x 24 + 48 GB), PCIe 4.0 x16, and a few
+  // cores' 20 GB/s.
+  EXPECT_EQ(defaulted.hostMemoryBytes, 2 * 96'000'000'000);
+  expectLink(defaulted.hostLink, "host", 25, 10);
+  EXPECT_DOUBLE_EQ(defaulted.hostUpdateGBps, 20);
+}
+
 //===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//
@@ -563,7 +591,8 @@ nodes:
   - box0
 )"),
             "bad.yaml:3:5: nodes[0]: expected a mapping with keys name, "
-            "datacenter, gpus, intra_node, got a single value");
+            "datacenter, gpus, intra_node, host_memory_GB, host_link, "
+            "host_update_GBps, got a single value");
   EXPECT_EQ(parseError(R"(name: x
 nodes:
   - name: box0
@@ -626,6 +655,28 @@ TEST(ClusterErrors, BadNumbers) {
             "bad.yaml:4:45: nodes[0].gpus[0].efficiency: must be at most 1: "
             "the fraction of its peak the GPU reaches on large calls, as "
             "measured");
+}
+
+TEST(ClusterErrors, BadHostFigures) {
+  auto withHost = [](llvm::StringRef host) {
+    return oneNode("{type: L4, count: 1}") + "    " + host.str() + "\n";
+  };
+  EXPECT_EQ(parseError(withHost("host_memory_GB: 0")),
+            "bad.yaml:6:21: nodes[0].host_memory_GB: expected a number > 0, "
+            "got 0");
+  EXPECT_EQ(parseError(withHost("host_memory_GB: \"512\"")),
+            "bad.yaml:6:21: nodes[0].host_memory_GB: expected a number > 0, "
+            "got the string \"512\" (write numbers without quotes)");
+  EXPECT_EQ(parseError(withHost("host_update_GBps: -20")),
+            "bad.yaml:6:23: nodes[0].host_update_GBps: expected a number > "
+            "0, got -20");
+  EXPECT_EQ(parseError(withHost("host_link: {bandwidth_GBps: 25}")),
+            "bad.yaml:6:17: nodes[0].host_link.latency_us: missing; give the "
+            "one-way time of a small message, in microseconds");
+  EXPECT_EQ(parseError(withHost("host_memory_gb: 512")),
+            "bad.yaml:6:5: nodes[0].host_memory_gb: unknown key; the keys here "
+            "are name, datacenter, gpus, intra_node, host_memory_GB, "
+            "host_link, host_update_GBps (did you mean \"host_memory_GB\"?)");
 }
 
 TEST(ClusterErrors, UnknownLinkKind) {

@@ -141,6 +141,51 @@ TEST(CostModelPlanner, OptimizerIsBoundByMemoryBandwidth) {
   expectNear(12e6 / 100e9, cost.optimizerSeconds(0, 1000000));
 }
 
+TEST(CostModelPlanner, OffloadedOptimizerCopiesThenUpdatesOnTheHost) {
+  Cluster cluster = makeCluster({1});
+  ModelProfile profile = uniformProfile(1);
+  CostModel cost(cluster, profile);
+  // The gradient and parameter pieces down and the updated piece up, 3 x 4
+  // bytes x 1e6 elements over the default 25 GB/s + 10 us host link, then
+  // AdamW's 28 bytes per element at the host's default 20 GB/s.
+  expectNear(10e-6 + 12e6 / 25e9 + 28e6 / 20e9,
+             cost.optimizerSeconds(0, 1000000, true));
+  // A faster host still waits for the copies.
+  cluster.nodes[0].hostUpdateGBps = 200;
+  expectNear(10e-6 + 12e6 / 25e9 + 28e6 / 200e9,
+             cost.optimizerSeconds(0, 1000000, true));
+  // SGD keeps no state to offload: its update stays on the device.
+  profile.optimizerStatePerParameterByte = 0;
+  expectNear(12e6 / 100e9, cost.optimizerSeconds(0, 1000000, true));
+}
+
+TEST(CostModelPlanner, FullShardingGathersSegmentBySegment) {
+  Cluster cluster = makeCluster({2});
+  ModelProfile profile = uniformProfile(3);
+  CostModel cost(cluster, profile);
+  // Segments 0 and 1 of 2^20 parameters each over two replicas holding
+  // 0.25 and 0.75 of them: replica 0 holds half of segment 0, replica 1
+  // the rest of it and all of segment 1. Segment 2 is another stage's.
+  Stage stage;
+  stage.firstSegment = 0;
+  stage.endSegment = 2;
+  stage.replicas.resize(2);
+  stage.replicas[0].shard = 0.25;
+  stage.replicas[1].shard = 0.75;
+  std::vector<int> devices = {0, 1};
+  int64_t half = 2 << 20; // bytes of half a segment
+  expectNear(cost.allGatherSeconds(devices, {half, half}) +
+                 cost.allGatherSeconds(devices, {0, 2 * half}),
+             cost.segmentCollectivesSeconds(stage, devices, /*gather=*/true));
+  expectNear(cost.reduceScatterSeconds(devices, {half, half}) +
+                 cost.reduceScatterSeconds(devices, {0, 2 * half}),
+             cost.segmentCollectivesSeconds(stage, devices, /*gather=*/false));
+  // One more collective than gathering the stage at once: one more
+  // latency for the same bytes.
+  EXPECT_GT(cost.segmentCollectivesSeconds(stage, devices, true),
+            cost.allGatherSeconds(devices, {half, 3 * half}));
+}
+
 /// Exact timings of calls of `flops` FLOPs under the curve (max, half) on a
 /// GPU of `peak` FLOP/s: (F + half) / (peak * max).
 std::vector<Measurement> timings(double peak, double max, double half) {
@@ -420,6 +465,58 @@ TEST(CostModelPlanner, ShardsHoldTheirFractionOfTheState) {
   EXPECT_GT(cost.rankMemoryBytes(plan, schedule[0]) -
                 cost.rankMemoryBytes(plan, schedule[1]),
             32 * MiB);
+}
+
+TEST(CostModelPlanner, OffloadMovesEachShardsStateToTheHost) {
+  Cluster cluster = makeCluster({2});
+  ModelProfile profile = uniformProfile(8);
+  CostModel cost(cluster, profile);
+  Plan plan = dataParallelPlan(2, 8, 8);
+  plan.stages[0].replicas[0].shard = 0.75;
+  plan.stages[0].replicas[1].shard = 0.25;
+  std::vector<RankSchedule> schedule = buildSchedule(plan);
+  // AdamW's 2 x 4 bytes per element of 0.75 and 0.25 of 8 Mi elements.
+  const int64_t stateBytes[] = {48 * MiB, 16 * MiB};
+  for (ShardingKind sharding : {ShardingKind::Optimizer, ShardingKind::Full}) {
+    plan.sharding = sharding;
+    plan.stages[0].offloadOptimizer = false;
+    int64_t kept[] = {cost.rankMemoryBytes(plan, schedule[0]),
+                      cost.rankMemoryBytes(plan, schedule[1])};
+    plan.stages[0].offloadOptimizer = true;
+    for (int64_t r : {0, 1}) {
+      EXPECT_EQ(cost.rankMemoryBytes(plan, schedule[r]),
+                kept[r] - stateBytes[r]);
+      EXPECT_EQ(cost.offloadedStateBytes(plan, 0, r), stateBytes[r]);
+    }
+  }
+  plan.stages[0].offloadOptimizer = false;
+  EXPECT_EQ(cost.offloadedStateBytes(plan, 0, 0), 0);
+}
+
+TEST(CostModelPlanner, TiedParametersKeepTheirStateOnTheDevice) {
+  Cluster cluster = makeCluster({2});
+  ModelProfile profile = uniformProfile(2);
+  // Segment 1 reads a 1 MiB table that segment 0 counts (a tied weight):
+  // both stages hold it whole and update it on the device.
+  profile.sharedParameters.push_back({"table", 1 << 18, 1 << 20, {0, 1}});
+  CostModel cost(cluster, profile);
+  llvm::Expected<Plan> plan = parsePlan(R"({"stages": [
+      {"segments": [0, 1], "replicas": [
+        {"device": "n0/X1:0", "samples": [0, 4]}]},
+      {"segments": [1, 2], "replicas": [
+        {"device": "n0/X1:1", "samples": [0, 4]}]}]})");
+  ASSERT_TRUE(static_cast<bool>(plan)) << llvm::toString(plan.takeError());
+  std::vector<RankSchedule> schedule = buildSchedule(*plan);
+  // AdamW's 8 bytes per parameter byte of segment 0 without the table,
+  // and of segment 1 without the table's copy.
+  const int64_t stateBytes[] = {2 * 3 * MiB, 2 * 4 * MiB};
+  for (int64_t s : {0, 1}) {
+    plan->stages[s].offloadOptimizer = false;
+    int64_t kept = cost.rankMemoryBytes(*plan, schedule[s]);
+    plan->stages[s].offloadOptimizer = true;
+    EXPECT_EQ(cost.rankMemoryBytes(*plan, schedule[s]), kept - stateBytes[s]);
+    EXPECT_EQ(cost.offloadedStateBytes(*plan, s, 0), stateBytes[s]);
+  }
 }
 
 } // namespace

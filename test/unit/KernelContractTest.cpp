@@ -23,13 +23,14 @@ namespace {
 
 namespace exec = hetc::runtime::exec;
 
-/// hetg ops that never become a launch: constants are buffers, reshapes
-/// views, and the shape computations fold once hetg-specialize makes the
-/// shapes static (the lowering refuses dynamic shapes).
+/// hetg and hetd ops that never become a launch of their own: constants
+/// are buffers, reshapes views, the shape computations fold once
+/// hetg-specialize makes the shapes static (the lowering refuses dynamic
+/// shapes), and the transfers between device and host are copies.
 const llvm::StringSet<> kNotLaunched = {
-    "constant",          "reshape",         "shape",
+    "constant",          "reshape",           "shape",
     "dynamic_reshape",   "dynamic_broadcast", "dynamic_slice",
-    "constant_of_shape"};
+    "constant_of_shape", "to_host",           "to_device"};
 
 /// The launches of the lowering's own that come from no op.
 const llvm::StringSet<> kLoweringKernels = {"copy"};

@@ -160,9 +160,12 @@ TEST(Plan, ParseErrorsNameThePathAndTheExpectation) {
                              R"("segments" and "replicas", got 7)"},
       {R"({"stages": [{"segment": [0, 1], "replicas": []}]})",
        R"(stages[0]: unknown key "segment" (the keys here are "segments", )"
-       R"("replicas", "recompute", "precision"))"},
+       R"("replicas", "recompute", "offload_optimizer", "precision"))"},
       {R"({"stages": [{"segments": [0, 1], "recompute": 1, "replicas": []}]})",
        "stages[0].recompute: expected true or false, got 1"},
+      {R"({"stages": [{"segments": [0, 1], "offload_optimizer": "yes", )"
+       R"("replicas": []}]})",
+       R"(stages[0].offload_optimizer: expected true or false, got "yes")"},
       {R"({"stages": [{"segments": [0, 1], "precision": "fp16", )"
        R"("replicas": []}]})",
        R"(stages[0].precision: expected "f32", "bf16" or "f16", got "fp16")"},
@@ -423,6 +426,7 @@ void expectSamePlan(const Plan &a, const Plan &b) {
     EXPECT_EQ(a.stages[s].firstSegment, b.stages[s].firstSegment);
     EXPECT_EQ(a.stages[s].endSegment, b.stages[s].endSegment);
     EXPECT_EQ(a.stages[s].recompute, b.stages[s].recompute);
+    EXPECT_EQ(a.stages[s].offloadOptimizer, b.stages[s].offloadOptimizer);
     EXPECT_EQ(a.stages[s].precision, b.stages[s].precision);
     ASSERT_EQ(a.stages[s].replicas.size(), b.stages[s].replicas.size());
     for (size_t r = 0; r < a.stages[s].replicas.size(); ++r) {
@@ -447,6 +451,7 @@ TEST(Plan, PrintingRoundTrips) {
   unusual.stages[0].replicas[2].device = "node \"a\"\\gpu";
   unusual.stages[0].replicas[3].microBatch = 1;
   unusual.stages[0].recompute = true;
+  unusual.stages[0].offloadOptimizer = true;
   Plan mixed = parseOrDie(examplePlan);
   mixed.stages[0].precision = Precision::BF16;
   mixed.stages[1].precision = Precision::F16;

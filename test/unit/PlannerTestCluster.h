@@ -29,7 +29,8 @@ inline GpuSpec x1Gpu() {
 
 /// Nodes "n0", "n1", ... of one datacenter, node i holding gpusPerNode[i]
 /// X1 GPUs named "nI/X1:J": 10 GB/s and 5 us inside a node, 1 GB/s and
-/// 20 us between nodes.
+/// 20 us between nodes. Their hosts have no memory (nothing offloads) but
+/// the default link and update rate.
 inline Cluster makeCluster(const std::vector<int> &gpusPerNode) {
   Cluster cluster;
   cluster.name = "test";

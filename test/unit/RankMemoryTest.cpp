@@ -66,6 +66,8 @@ const Exception kExceptions[] = {
     {"test/e2e/Inputs/replicas-2-1-3.json", 5, 0.08,
      "the live peak is modelled within 0.3%, but the compiler's greedy "
      "placement leaves 7.8% of this arena in gaps (3% is modelled)"},
+    {"test/e2e/Inputs/offload-optimizer.json", 5, 0.08,
+     "replicas-2-1-3.json's rank 5 again: the offload is on other stages"},
     {"models/plans/demo-box-gpt2-tiny.json", 1, 0.06,
      "the live peak is modelled within 0.7%; the placement leaves 7.0% of "
      "the arena in gaps"},

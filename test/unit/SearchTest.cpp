@@ -6,8 +6,9 @@
 // baseline and keeps the WAN out of its data-parallel groups; on the demo
 // box and on eight devices it comes within 2% of the exhaustive search. A
 // model too large for a cluster gets an error naming the device and the
-// bytes it lacks. The builder's schedule-free memory figures agree with
-// the cost model on the compiler's schedule.
+// bytes it lacks; one whose optimizer state fits only in host memory, a
+// plan that offloads it there. The builder's schedule-free memory figures
+// agree with the cost model on the compiler's schedule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -360,16 +361,23 @@ nodes:
             "9");
 }
 
-TEST(SearchTest, InfeasibleRequestNamesTheDeviceAndTheBytes) {
-  // GPT-2 1.5B in fp32 with AdamW: 25 GB of parameters, gradients and
-  // state before any activation, on one 24 GB P40.
-  Cluster cluster = parseOrFail(R"(name: one-p40
+/// One P40 (24 GB) in a box with `host` in its node entry.
+Cluster oneP40(llvm::StringRef host = "") {
+  return parseOrFail((R"(name: one-p40
 nodes:
   - name: box0
     gpus:
       - {type: P40, count: 1}
     intra_node: {kind: pcie, bandwidth_GBps: 12, latency_us: 10}
-)");
+)" + host)
+                         .str());
+}
+
+TEST(SearchTest, InfeasibleRequestNamesTheDeviceAndTheBytes) {
+  // GPT-2 1.5B in fp32 with AdamW: 25 GB of parameters, gradients and
+  // state before any activation, on one 24 GB P40 whose host cannot hold
+  // the 12.5 GB of state either (90% of 12 GB).
+  Cluster cluster = oneP40("    host_memory_GB: 12\n");
   ModelProfile profile = decoderProfile(DecoderShape::gpt2XL(), kSeqLen);
   CostModel cost(cluster, profile);
   PlanRequest request;
@@ -396,6 +404,63 @@ nodes:
   EXPECT_NE(llvm::toString(result.takeError())
                 .find("missing, even with one sample per micro-batch"),
             std::string::npos);
+}
+
+TEST(SearchTest, OptimizerOffloadWhereOnlyItFits) {
+  // GPT-2 1.5B on one P40 again, with the default host memory (twice the
+  // GPU's, 48 GB): without its 12.5 GB of AdamW state the device holds
+  // the rest, and the host the state.
+  Cluster cluster = oneP40();
+  ModelProfile profile = decoderProfile(DecoderShape::gpt2XL(), kSeqLen);
+  CostModel cost(cluster, profile);
+  PlanRequest request;
+  request.globalBatch = 8;
+  llvm::Expected<PlanResult> result = choosePlan(cluster, cost, request);
+  ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  expectFits(cluster, cost, request, *result);
+  Plan plan = result->plan;
+  ASSERT_EQ(plan.stages.size(), 1u);
+  EXPECT_TRUE(plan.stages[0].offloadOptimizer) << printPlan(plan);
+  int64_t parameters = profile.range(0, profile.numSegments()).parameters;
+  EXPECT_EQ(cost.offloadedStateBytes(plan, 0, 0), 2 * 4 * parameters);
+
+  // The update on the host takes the place of the device's: the PCIe
+  // copies of 3 fp32 values per parameter at 25 GB/s (+ 10 us), then
+  // AdamW's 7 at 20 GB/s, instead of 7 at the P40's 346 GB/s.
+  plan.stages[0].offloadOptimizer = false;
+  llvm::Expected<SimulationResult> onDevice =
+      simulate(plan, buildSchedule(plan), cost);
+  ASSERT_TRUE(bool(onDevice)) << llvm::toString(onDevice.takeError());
+  double values = 7 * 4 * static_cast<double>(parameters);
+  double copied = 3 * 4 * static_cast<double>(parameters);
+  EXPECT_NEAR(result->predicted.stepSeconds - onDevice->stepSeconds,
+              10e-6 + copied / 25e9 + values / 20e9 - values / 346e9, 1e-9);
+
+  // The builder's estimate of a stage that offloads is the simulated step.
+  CandidateBuilder builder(cost, request);
+  std::optional<Candidate> candidate =
+      builder.build({{{0}, 0, profile.numSegments()}}, CandidateOptions());
+  ASSERT_TRUE(candidate && candidate->fits());
+  EXPECT_TRUE(candidate->plan.stages[0].offloadOptimizer);
+  llvm::Expected<SimulationResult> simulated =
+      simulate(candidate->plan, buildSchedule(candidate->plan), cost);
+  ASSERT_TRUE(bool(simulated)) << llvm::toString(simulated.takeError());
+  EXPECT_NEAR(candidate->estimatedSeconds, simulated->stepSeconds,
+              1e-9 * simulated->stepSeconds);
+
+  // The same box with a 48 GB P40 keeps the state on the device, faster.
+  Cluster larger = oneP40();
+  larger.devices[0].gpu.memoryGB = 48;
+  CostModel largerCost(larger, profile);
+  llvm::Expected<PlanResult> roomy = choosePlan(larger, largerCost, request);
+  ASSERT_TRUE(bool(roomy)) << llvm::toString(roomy.takeError());
+  EXPECT_FALSE(roomy->plan.stages[0].offloadOptimizer);
+  EXPECT_GT(roomy->predicted.tokensPerSecond,
+            result->predicted.tokensPerSecond);
+
+  // Not allowed to offload, the search finds nothing.
+  request.allowOffload = false;
+  EXPECT_FALSE(bool(choosePlan(cluster, cost, request)));
 }
 
 TEST(SearchTest, InfeasibleOnEveryExampleClusterForAHugeModel) {
@@ -465,6 +530,38 @@ TEST(SearchTest, FullShardingWhereOnlyItFits) {
     EXPECT_NE(llvm::toString(other.takeError()).find("no plan fits"),
               std::string::npos);
   }
+}
+
+TEST(SearchTest, OffloadedStateMustFitEveryNodesHost) {
+  // 4.4 GB of parameters and AdamW on two replicas fit a 16 GB X1 (14.4
+  // usable) only without their state: 3 x 4.4 GB under either sharding,
+  // where 4 x 4.4 GB with the state. Each replica's 4.4 GB of state fits
+  // a host of 8 GB (7.2 usable); two on one such host do not.
+  auto [cluster, profile] = oneSegmentOn(2, 4'400'000'000);
+  PlanRequest request;
+  request.globalBatch = 4;
+  for (Node &node : cluster.nodes)
+    node.hostMemoryBytes = 8'000'000'000;
+  CostModel cost(cluster, profile);
+  llvm::Expected<PlanResult> crowded = choosePlan(cluster, cost, request);
+  ASSERT_FALSE(bool(crowded));
+  EXPECT_NE(llvm::toString(crowded.takeError()).find("no plan fits"),
+            std::string::npos);
+
+  Cluster twoHosts = hetc::planner::testing::makeCluster({1, 1});
+  for (Node &node : twoHosts.nodes)
+    node.hostMemoryBytes = 8'000'000'000;
+  CostModel twoHostsCost(twoHosts, profile);
+  llvm::Expected<PlanResult> result =
+      choosePlan(twoHosts, twoHostsCost, request);
+  ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  expectFits(twoHosts, twoHostsCost, request, *result);
+  const Plan &plan = result->plan;
+  ASSERT_EQ(plan.stages.size(), 1u);
+  ASSERT_EQ(plan.stages[0].replicas.size(), 2u);
+  EXPECT_TRUE(plan.stages[0].offloadOptimizer) << printPlan(plan);
+  for (int64_t r : {0, 1})
+    EXPECT_EQ(twoHostsCost.offloadedStateBytes(plan, 0, r), 4'400'000'000);
 }
 
 TEST(SearchTest, OptimizerShardingWhereBothFit) {

@@ -71,6 +71,28 @@ TEST(Simulator, OneDeviceRunsForwardBackwardAndTheUpdate) {
             cost.rankMemoryBytes(plan, buildSchedule(plan)[0]));
 }
 
+TEST(Simulator, OffloadedUpdateRunsOnTheHost) {
+  Cluster cluster = makeCluster({1});
+  ModelProfile profile = uniformProfile(1);
+  CostModel cost(cluster, profile);
+  Plan plan = planFrom(R"({"stages": [{"segments": [0, 1],
+      "offload_optimizer": true, "replicas": [
+      {"device": "n0/X1:0", "samples": [0, 4]}]}]})");
+  // 12 bytes per parameter cross the 25 GB/s + 10 us host link, then
+  // AdamW streams 28 at the host's 20 GB/s.
+  SimulationResult result = simulateOrFail(plan, cost, /*recordSpans=*/true);
+  expectNear(forwardSeconds(4) + backwardSeconds(4) + 10e-6 +
+                 12 * kSegmentParameters / 25e9 +
+                 28 * kSegmentParameters / 20e9,
+             result.stepSeconds);
+  EXPECT_EQ(result.spans.back().name, "adamw on host");
+  // Over a 1 GB/s host link the copies take longer.
+  cluster.nodes[0].hostLink.bandwidthGBps = 1;
+  expectNear(forwardSeconds(4) + backwardSeconds(4) + 10e-6 +
+                 12 * kSegmentParameters / 1e9 + 28 * kSegmentParameters / 20e9,
+             simulateOrFail(plan, cost).stepSeconds);
+}
+
 /// Two stages of one segment each on two GPUs of a node whose link costs
 /// nothing, so that only the computations count.
 struct FreeLinkPipeline {
@@ -304,6 +326,14 @@ TEST(Simulator, StagesSplittingATiedParameterAllReduceItsGradient) {
   // Rank 1 updates its own segment and its whole copy of the table.
   expectNear(adamwSeconds(kSegmentParameters + (1 << 18)),
              result.computeSeconds[1] - forwardSeconds(4) -
+                 backwardSeconds(4));
+  // Offloading, it updates its segment on the host (12 bytes a parameter
+  // over the 25 GB/s + 10 us host link, 28 at 20 GB/s) and the table on
+  // the device, where that state stays.
+  plan.stages[1].offloadOptimizer = true;
+  expectNear(10e-6 + 12 * kSegmentParameters / 25e9 +
+                 28 * kSegmentParameters / 20e9 + adamwSeconds(1 << 18),
+             simulateOrFail(plan, cost).computeSeconds[1] - forwardSeconds(4) -
                  backwardSeconds(4));
 
   // One stage holding both readers exchanges nothing.

@@ -23,6 +23,7 @@ cases=(
   "llama-deep-op17 adamw test/e2e/Inputs/data-parallel-ragged.json"
   "llama-deep-op17 adamw test/e2e/Inputs/full-sharding.json"
   "llama-deep-op17 adamw test/e2e/Inputs/replicas-2-1-3.json"
+  "llama-deep-op17 adamw test/e2e/Inputs/offload-optimizer.json"
   "llama-deep-op17 adamw test/e2e/Inputs/three-uneven-stages.json"
   "llama-deep-op17 adamw test/e2e/Inputs/two-even-stages.json"
   "llama-deep-op17 sgd test/e2e/Inputs/two-even-stages.json"
