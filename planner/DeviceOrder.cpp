@@ -206,6 +206,23 @@ std::vector<std::vector<int>> deviceOrders(const Cluster &cluster,
   return distinct;
 }
 
+std::vector<int> wrappedOrder(const Cluster &cluster,
+                              llvm::ArrayRef<int> order) {
+  if (order.empty())
+    return {};
+  int first = cluster.devices[order.front()].node;
+  size_t lead = 0;
+  while (lead < order.size() && cluster.devices[order[lead]].node == first)
+    ++lead;
+  if (lead < 2 || lead == order.size())
+    return {};
+  size_t kept = (lead + 1) / 2;
+  std::vector<int> wrapped(order.begin(), order.begin() + kept);
+  wrapped.insert(wrapped.end(), order.begin() + lead, order.end());
+  wrapped.insert(wrapped.end(), order.begin() + kept, order.begin() + lead);
+  return wrapped;
+}
+
 std::vector<std::vector<int>> splitIntoUnits(const Cluster &cluster,
                                              llvm::ArrayRef<int> order,
                                              size_t maxUnits) {

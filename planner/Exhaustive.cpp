@@ -16,7 +16,8 @@
 // has come back; in between, the busiest computes its share (at the most
 // efficient call size while shares are open, at its micro-batches once they
 // are known) and sends it on and back over its fastest links; its update
-// takes at least the ring collectives of even parts. The stages still to
+// takes at least the ring collectives of even parts, and the all-reduce of
+// a tied parameter whose readers it splits. The stages still to
 // come share their FLOPs at best at every remaining device's peak
 // efficiency. The bounds only prune what cannot win, so the result is the
 // optimum of the space.
@@ -215,6 +216,49 @@ private:
            cost.allGatherSeconds(devices, parts);
   }
 
+  /// The all-reduce of the tied parameters' gradients that stage s pays
+  /// over segments [first, end), at least: where a tie's readers are split
+  /// over stages, one over this stage's devices, those of the earlier
+  /// stages reading it and, where later segments read it too, those of the
+  /// later stage that makes it cheapest.
+  double tieSeconds(size_t s, int64_t first, int64_t end) const {
+    double seconds = 0;
+    for (const SharedParameter &tied : profile.sharedParameters) {
+      std::vector<int> devices = layout[s].devices;
+      bool here = false, later = false, split = false;
+      for (int64_t segment : tied.segments) {
+        if (segment >= first && segment < end) {
+          here = true;
+          continue;
+        }
+        split = true;
+        if (segment >= end) {
+          later = true;
+          continue;
+        }
+        for (size_t t = 0; t < s; ++t)
+          if (segment >= layout[t].firstSegment &&
+              segment < layout[t].endSegment &&
+              !llvm::is_contained(devices, layout[t].devices.front()))
+            llvm::append_range(devices, layout[t].devices);
+      }
+      if (!here || !split)
+        continue;
+      if (!later) {
+        seconds += cost.allReduceSeconds(devices, tied.bytes);
+        continue;
+      }
+      double cheapest = kInfinity;
+      for (size_t t = s + 1; t < layout.size(); ++t) {
+        std::vector<int> with = devices;
+        llvm::append_range(with, layout[t].devices);
+        cheapest = std::min(cheapest, cost.allReduceSeconds(with, tied.bytes));
+      }
+      seconds += cheapest;
+    }
+    return seconds;
+  }
+
   /// A stage cannot start before one sample has gone forward through the
   /// earlier stages, and its replicas' update cannot end before that sample
   /// has gone back through them.
@@ -249,7 +293,8 @@ private:
       if (tripForward + batch / rate >= best.stepSeconds())
         break;
       if (stageBound(tripForward, tripBackward, batch / rate,
-                     updateSeconds(s, first, end)) >= best.stepSeconds())
+                     updateSeconds(s, first, end) +
+                         tieSeconds(s, first, end)) >= best.stepSeconds())
         continue;
       layout[s].firstSegment = first;
       layout[s].endSegment = end;
@@ -358,9 +403,11 @@ private:
         forwardOne = std::min(forwardOne, oneF);
         backwardOne = std::min(backwardOne, oneB);
       }
-      bound = std::max(bound, stageBound(tripForward, tripBackward, busiest,
-                                         updateSeconds(s, stage.firstSegment,
-                                                       stage.endSegment)));
+      bound = std::max(
+          bound,
+          stageBound(tripForward, tripBackward, busiest,
+                     updateSeconds(s, stage.firstSegment, stage.endSegment) +
+                         tieSeconds(s, stage.firstSegment, stage.endSegment)));
       tripForward += forwardOne;
       tripBackward += backwardOne;
     }

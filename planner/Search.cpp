@@ -107,8 +107,15 @@ std::vector<Candidate> searchCandidates(const CandidateBuilder &builder,
                                         const Cluster &cluster) {
   std::vector<Candidate> candidates;
   std::optional<ShardingKind> only = builder.request().sharding;
-  for (const std::vector<int> &order :
-       deviceOrders(cluster, maxOrders(cluster))) {
+  std::vector<std::vector<int>> orders =
+      deviceOrders(cluster, maxOrders(cluster));
+  // A tie between the first and last segments is cheapest inside a node.
+  if (!builder.cost().profile().sharedParameters.empty())
+    for (size_t i = 0, count = orders.size(); i < count; ++i)
+      if (std::vector<int> wrapped = wrappedOrder(cluster, orders[i]);
+          !wrapped.empty() && !llvm::is_contained(orders, wrapped))
+        orders.push_back(std::move(wrapped));
+  for (const std::vector<int> &order : orders) {
     std::vector<std::vector<int>> units =
         splitIntoUnits(cluster, order, kMaxUnits);
     for (ShardingKind sharding : {ShardingKind::Optimizer, ShardingKind::Full})

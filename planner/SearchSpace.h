@@ -45,6 +45,13 @@ using StageLayout = std::vector<StageDevices>;
 std::vector<std::vector<int>> deviceOrders(const Cluster &cluster,
                                            size_t maxOrders);
 
+/// `order` with the second half of the devices its first node leads with
+/// moved to its end, so that the first and last stages can share that node
+/// (a tied embedding and LM head then sum their gradients inside it); empty
+/// where the first node leads with fewer than two devices.
+std::vector<int> wrappedOrder(const Cluster &cluster,
+                              llvm::ArrayRef<int> order);
+
 /// Cuts `order` into at most about `maxUnits` runs that no stage boundary
 /// splits: single devices on small clusters; on large ones, equal pieces of
 /// a node's GPUs of one type, or blocks of consecutive alike nodes.
