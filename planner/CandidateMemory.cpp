@@ -280,7 +280,7 @@ bool CandidateBuilder::hostsHoldOffloadedState(
   for (size_t s = 0; s < candidate.plan.stages.size(); ++s)
     for (size_t r = 0; r < candidate.devices[s].size(); ++r)
       used[cluster.devices[candidate.devices[s][r]].node] +=
-          cost_.offloadedStateBytes(candidate.plan, s, r);
+          cost_.offloadedHostBytes(candidate.plan, s, r);
   for (size_t n = 0; n < used.size(); ++n)
     if (used[n] > usableHostBytes(n))
       return false;

@@ -156,6 +156,10 @@ public:
   /// device), else none.
   int64_t offloadedStateBytes(const Plan &plan, int64_t stage,
                               int64_t replica) const;
+  /// Bytes of host memory that replica needs: its offloaded state and, at
+  /// most, the copies of the piece being updated on the host.
+  int64_t offloadedHostBytes(const Plan &plan, int64_t stage,
+                             int64_t replica) const;
 
 private:
   const Cluster &cluster_;

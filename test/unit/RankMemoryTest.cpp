@@ -126,4 +126,32 @@ TEST(RankMemory, ModelsTheCompilersArenaPerRank) {
   }
 }
 
+TEST(RankMemory, OffloadedHostBytesBoundTheCompilersHostArena) {
+  // The host arenas `hetc inspect` reports for llama-deep under
+  // test/e2e/Inputs/offload-optimizer.json (AdamW, batch 8 x 16): the state
+  // alone falls short of them, the state with one piece in flight does not.
+  llvm::Expected<ModelProfile> profile =
+      readModelProfileFile(kInputs + "llama-deep-op17.profile.json");
+  ASSERT_TRUE(static_cast<bool>(profile))
+      << llvm::toString(profile.takeError());
+  profile->optimizerStatePerParameterByte = 2;
+  llvm::Expected<Plan> plan = readPlanFile(
+      std::string(HETC_SOURCE_DIR) + "/test/e2e/Inputs/offload-optimizer.json");
+  ASSERT_TRUE(static_cast<bool>(plan)) << llvm::toString(plan.takeError());
+  Cluster noDevices;
+  CostModel cost(noDevices, *profile);
+  struct Rank {
+    int64_t stage, replica, hostArena;
+  };
+  for (Rank rank :
+       {Rank{0, 0, 132288}, Rank{0, 1, 59456}, Rank{1, 0, 241728}}) {
+    SCOPED_TRACE("stage " + std::to_string(rank.stage) + " replica " +
+                 std::to_string(rank.replica));
+    EXPECT_LT(cost.offloadedStateBytes(*plan, rank.stage, rank.replica),
+              rank.hostArena);
+    EXPECT_GE(cost.offloadedHostBytes(*plan, rank.stage, rank.replica),
+              rank.hostArena);
+  }
+}
+
 } // namespace

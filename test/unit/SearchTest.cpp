@@ -553,13 +553,14 @@ TEST(SearchTest, FullShardingWhereOnlyItFits) {
 TEST(SearchTest, OffloadedStateMustFitEveryNodesHost) {
   // 4.4 GB of parameters and AdamW on two replicas fit a 16 GB X1 (14.4
   // usable) only without their state: 3 x 4.4 GB under either sharding,
-  // where 4 x 4.4 GB with the state. Each replica's 4.4 GB of state fits
-  // a host of 8 GB (7.2 usable); two on one such host do not.
+  // where 4 x 4.4 GB with the state. Each replica's 4.4 GB of state, and
+  // the copies of its 2.2 GB piece being updated (3 x 2.2 GB), fit a host
+  // of 14 GB (12.6 usable); two on one such host do not.
   auto [cluster, profile] = oneSegmentOn(2, 4'400'000'000);
   PlanRequest request;
   request.globalBatch = 4;
   for (Node &node : cluster.nodes)
-    node.hostMemoryBytes = 8'000'000'000;
+    node.hostMemoryBytes = 14'000'000'000;
   CostModel cost(cluster, profile);
   llvm::Expected<PlanResult> crowded = choosePlan(cluster, cost, request);
   ASSERT_FALSE(bool(crowded));
@@ -568,7 +569,7 @@ TEST(SearchTest, OffloadedStateMustFitEveryNodesHost) {
 
   Cluster twoHosts = hetc::planner::testing::makeCluster({1, 1});
   for (Node &node : twoHosts.nodes)
-    node.hostMemoryBytes = 8'000'000'000;
+    node.hostMemoryBytes = 14'000'000'000;
   CostModel twoHostsCost(twoHosts, profile);
   llvm::Expected<PlanResult> result =
       choosePlan(twoHosts, twoHostsCost, request);
@@ -578,8 +579,19 @@ TEST(SearchTest, OffloadedStateMustFitEveryNodesHost) {
   ASSERT_EQ(plan.stages.size(), 1u);
   ASSERT_EQ(plan.stages[0].replicas.size(), 2u);
   EXPECT_TRUE(plan.stages[0].offloadOptimizer) << printPlan(plan);
-  for (int64_t r : {0, 1})
+  for (int64_t r : {0, 1}) {
     EXPECT_EQ(twoHostsCost.offloadedStateBytes(plan, 0, r), 4'400'000'000);
+    EXPECT_EQ(twoHostsCost.offloadedHostBytes(plan, 0, r),
+              4'400'000'000 + 3 * 2'200'000'000);
+  }
+  // At 8 GB no host holds a replica's state with its piece in flight.
+  for (Node &node : twoHosts.nodes)
+    node.hostMemoryBytes = 8'000'000'000;
+  CostModel smallHostsCost(twoHosts, profile);
+  llvm::Expected<PlanResult> none =
+      choosePlan(twoHosts, smallHostsCost, request);
+  ASSERT_FALSE(bool(none));
+  llvm::consumeError(none.takeError());
 }
 
 TEST(SearchTest, OptimizerShardingWhereBothFit) {
