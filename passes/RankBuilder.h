@@ -42,8 +42,6 @@ struct FlatLayout {
   std::pair<int64_t, int64_t> pieceOf(size_t index) const;
   /// The piece's name suffix, "[begin:end]".
   static std::string pieceSuffix(int64_t begin, int64_t end);
-  /// Each replica's elements within the flat range [begin, end).
-  std::vector<int64_t> countsWithin(int64_t begin, int64_t end) const;
 };
 
 /// A part of a parameter a rank updates, and its gradient summed over

@@ -55,18 +55,6 @@ std::string FlatLayout::pieceSuffix(int64_t begin, int64_t end) {
   return llvm::formatv("[{0}:{1}]", begin, end).str();
 }
 
-std::vector<int64_t> FlatLayout::countsWithin(int64_t begin,
-                                              int64_t end) const {
-  std::vector<int64_t> within;
-  int64_t shardStart = 0;
-  for (int64_t count : counts) {
-    within.push_back(std::max<int64_t>(0, std::min(end, shardStart + count) -
-                                              std::max(begin, shardStart)));
-    shardStart += count;
-  }
-  return within;
-}
-
 void takeParametersAsArguments(func::FuncOp stageFunction,
                                ArrayRef<mlp::GlobalOp> parameters) {
   MLIRContext *context = stageFunction.getContext();
@@ -132,7 +120,8 @@ Value RankBuilder::reduceScatterGradients(ArrayRef<Value> grads) {
     int64_t begin = layout.offsets[first], groupEnd = layout.offsets[end];
     Value all = concatFlat(builder, loc, flats,
                            RankedTensorType::get({groupEnd - begin}, element));
-    std::vector<int64_t> counts = layout.countsWithin(begin, groupEnd);
+    std::vector<int64_t> counts =
+        planner::countsWithin(layout.counts, begin, groupEnd);
     auto partType = RankedTensorType::get({counts[schedule.replica]}, element);
     Value part = hetd::ReduceScatterOp::create(builder, loc, partType, all,
                                                stageGroup(), counts);
@@ -249,7 +238,8 @@ FailureOr<SmallVector<Value>> RankBuilder::gatherParameters(func::FuncOp callee,
     auto element = llvm::cast<RankedTensorType>(parameters[first].getType())
                        .getElementType();
     int64_t begin = layout.offsets[first], groupEnd = layout.offsets[end];
-    std::vector<int64_t> counts = layout.countsWithin(begin, groupEnd);
+    std::vector<int64_t> counts =
+        planner::countsWithin(layout.counts, begin, groupEnd);
     SmallVector<Value> pieces;
     for (size_t i = first; i < end; ++i) {
       auto [pieceBegin, pieceEnd] = layout.pieceOf(i);

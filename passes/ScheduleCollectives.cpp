@@ -49,6 +49,19 @@ bool isReshaping(Operation *op) {
   return llvm::isa<hetg::ReshapeOp, hetg::SliceOp, hetg::ConcatOp>(op);
 }
 
+/// Walking from `op` towards `target` (down or up its block, `target`
+/// excluded; null: the block's start), the first op crossing ranks, or
+/// `target`: how far `op` may move. Only a collective is held back.
+Operation *reachable(Operation *op, Operation *target, bool down) {
+  if (!crossesRanks(op))
+    return target;
+  for (Operation *it = down ? op->getNextNode() : op->getPrevNode();
+       it != target; it = down ? it->getNextNode() : it->getPrevNode())
+    if (crossesRanks(it))
+      return it;
+  return target;
+}
+
 /// Moves the reshaping ops that build only `op`'s operands down to just
 /// before it, so that their copies live no longer than its input.
 void gatherInputsBefore(Operation *op) {
@@ -78,14 +91,7 @@ void sinkToFirstUse(Operation *op) {
   }
   if (!first)
     return;
-  bool collective = crossesRanks(op);
-  Operation *stop = first;
-  for (Operation *it = op->getNextNode(); it != first; it = it->getNextNode())
-    if (collective && crossesRanks(it)) {
-      stop = it;
-      break;
-    }
-  op->moveBefore(stop);
+  op->moveBefore(reachable(op, first, /*down=*/true));
   gatherInputsBefore(op);
 }
 
@@ -105,14 +111,7 @@ void hoistToLastInput(Operation *op) {
       if (Operation *inBlock = block->findAncestorOpInBlock(*def);
           inBlock && (!last || last->isBeforeInBlock(inBlock)))
         last = inBlock;
-  bool collective = crossesRanks(op);
-  Operation *after = last;
-  for (Operation *it = op->getPrevNode(); it != last; it = it->getPrevNode())
-    if (collective && crossesRanks(it)) {
-      after = it;
-      break;
-    }
-  if (after)
+  if (Operation *after = reachable(op, last, /*down=*/false))
     op->moveAfter(after);
   else
     op->moveBefore(&block->front());

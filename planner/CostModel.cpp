@@ -394,15 +394,9 @@ double CostModel::segmentCollectivesSeconds(const Stage &stage,
     int64_t end = begin + profile_.segments[s].parameters;
     if (end == begin)
       continue;
-    // Each replica's shard is the next run of the flat parameters.
-    std::vector<int64_t> partBytes;
-    int64_t shardBegin = 0;
-    for (int64_t count : counts) {
-      int64_t overlap =
-          std::min(end, shardBegin + count) - std::max(begin, shardBegin);
-      partBytes.push_back(std::max<int64_t>(0, overlap) * kElementBytes);
-      shardBegin += count;
-    }
+    std::vector<int64_t> partBytes = countsWithin(counts, begin, end);
+    for (int64_t &part : partBytes)
+      part *= kElementBytes;
     seconds += gather ? allGatherSeconds(devices, partBytes)
                       : reduceScatterSeconds(devices, partBytes);
     begin = end;

@@ -345,4 +345,16 @@ std::vector<int64_t> shardCounts(const Stage &stage, int64_t numElements) {
   return counts;
 }
 
+std::vector<int64_t> countsWithin(llvm::ArrayRef<int64_t> counts, int64_t begin,
+                                  int64_t end) {
+  std::vector<int64_t> within;
+  int64_t shardStart = 0;
+  for (int64_t count : counts) {
+    within.push_back(std::max<int64_t>(0, std::min(end, shardStart + count) -
+                                              std::max(begin, shardStart)));
+    shardStart += count;
+  }
+  return within;
+}
+
 } // namespace hetc::planner

@@ -15,6 +15,7 @@
 #ifndef HETC_PLANNER_PLAN_H
 #define HETC_PLANNER_PLAN_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -138,6 +139,11 @@ std::string printPlan(const Plan &plan);
 /// counts sum to numElements; each is floor(fraction * numElements) plus one
 /// for the largest remainders (ties to the lower replica index).
 std::vector<int64_t> shardCounts(const Stage &stage, int64_t numElements);
+
+/// Of `counts` (shardCounts: replica i holds the next counts[i] elements of
+/// the flat vector), each replica's elements within [begin, end).
+std::vector<int64_t> countsWithin(llvm::ArrayRef<int64_t> counts, int64_t begin,
+                                  int64_t end);
 
 } // namespace hetc::planner
 
