@@ -366,3 +366,34 @@ module {
     return %c : tensor<f32>
   }
 }
+
+// -----
+
+// Ranks exchange device values only.
+module {
+  ml_program.global private mutable @m(dense<0.0> : tensor<4xf32>) : tensor<4xf32> {hetd.host, hetg.state_of = @m}
+  func.func @main(%ids: tensor<1x2xi64> {hetg.name = "input_ids"}) -> tensor<f32> {
+    %m = ml_program.global_load @m : tensor<4xf32>
+    // expected-error @+1 {{'hetd.all_reduce' op communicates host values; ranks exchange device values only}}
+    %s = hetd.all_reduce %m group [0] : tensor<4xf32>
+    %c = hetg.constant dense<1.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+// A host op's result stays on the host: storing it into a device global
+// needs a transfer.
+module {
+  ml_program.global private mutable @m(dense<0.0> : tensor<4xf32>) : tensor<4xf32> {hetd.host, hetg.state_of = @m}
+  ml_program.global private mutable @w(dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>) : tensor<4xf32>
+  func.func @main(%ids: tensor<1x2xi64> {hetg.name = "input_ids"}) -> tensor<f32> {
+    %m = ml_program.global_load @m : tensor<4xf32>
+    // expected-error @+1 {{'hetg.neg' op writes a global on the device from the host; copy the value across first}}
+    %n = hetg.neg %m : tensor<4xf32>
+    ml_program.global_store @w = %n : tensor<4xf32>
+    %c = hetg.constant dense<1.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}

@@ -94,6 +94,7 @@ public:
       b->add_shape(d);
     b->set_kind(t.kind());
     b->set_role(t.role());
+    b->set_host(t.host());
     b->set_offset(t.offset() +
                   elementOffset * hetc::package::dtypeSize(t.dtype()));
     b->set_alias_of(target);

@@ -184,6 +184,15 @@ TEST(ProgramCheck, HostBuffersHoldStateOrActivationsOnly) {
                       "the program's arenas are"));
 }
 
+TEST(ProgramCheck, AViewLiesWhereItsBufferDoes) {
+  ProgramBuilder b = hostRoundTrip();
+  int view = b.alias(5, {6});
+  b.program().mutable_buffers(view)->set_host(false);
+  EXPECT_TRUE(isError(create(b), StatusCode::kInvalidArgument,
+                      "buffer 9 'reshape.9' lies on the device but views "
+                      "buffer 5 'y.host', which does not"));
+}
+
 TEST(ProgramCheck, OnlyACopyCrossesBetweenHostAndDevice) {
   ProgramBuilder b = hostRoundTrip();
   // neg reading the device's y into a host buffer.
@@ -192,6 +201,13 @@ TEST(ProgramCheck, OnlyACopyCrossesBetweenHostAndDevice) {
                       "instruction 3 (neg) at loc(\"test\":4:1): mixes host "
                       "and device buffers; only a copy moves bytes between "
                       "them"));
+  // Ranks exchange device buffers.
+  ProgramBuilder c = hostRoundTrip();
+  setInts(c.launch("all_reduce", {5}, {5}), "group", {0});
+  EXPECT_TRUE(isError(create(c), StatusCode::kInvalidArgument,
+                      "instruction 6 (all_reduce) at loc(\"test\":7:1): "
+                      "communicates host buffers; ranks exchange device "
+                      "buffers"));
 }
 
 // The pattern of a compiler bug seen in packages: adamw writing two results
