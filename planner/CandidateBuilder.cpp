@@ -399,19 +399,24 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
   const ModelProfile &profile = cost_.profile();
   size_t numStages = plan.stages.size();
   // Per stage: its busiest replica's step; one micro-batch's forward and
-  // backward with their sends (the pipeline's fill and drain); the update.
+  // backward with their transfers (the pipeline's fill and drain); the
+  // update.
   std::vector<double> busy(numStages), forward(numStages), backward(numStages),
       update(numStages);
+  std::vector<int64_t> microBatches(numStages, 0); // the most of a replica
   // The messages between stages on each channel of the links they cross
   // (LinkChannels.h): the step takes at least the busiest channel's time.
   llvm::DenseMap<int, double> channelSeconds;
+  // A send keeps its sender only for the copy into the communicator's
+  // buffer; the transfer delays its receiver. Returns both.
   auto sendAll = [&](const Replica &replica, int from, int to, int64_t bytes) {
-    double seconds = cost_.transferSeconds(from, to, replica.microBatch * bytes);
+    int64_t messageBytes = replica.microBatch * bytes;
+    double seconds = cost_.transferSeconds(from, to, messageBytes);
     llvm::SmallVector<int, 4> path;
     channels_.path(from, to, path);
     for (int channel : path)
       channelSeconds[channel] += replica.numMicroBatches() * seconds;
-    return seconds;
+    return std::pair{cost_.stagingSeconds(from, messageBytes), seconds};
   };
   for (size_t s = 0; s < numStages; ++s) {
     const Stage &stage = plan.stages[s];
@@ -437,7 +442,7 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
       scatter = cost_.reduceScatterSeconds(devices, partBytes);
     }
     bool gathers = lockstep && range.parameters > 0;
-    double optimizer = 0;
+    double optimizer = 0, slowestForward = 0, slowestBackward = 0;
     for (size_t r = 0; r < stage.replicas.size(); ++r) {
       const Replica &replica = stage.replicas[r];
       auto [f, b] = costs.of(devices[r], replica.microBatch);
@@ -445,24 +450,34 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
         f += gather;
         b += gather + scatter;
       }
-      // A send keeps its sender busy: activations go to the next stage,
-      // gradients to the previous one.
-      if (s + 1 < numStages)
-        f += sendAll(replica, devices[r], candidate.devices[s + 1][0],
-                     range.boundaryBytes);
-      if (s > 0)
-        b += sendAll(replica, devices[r], candidate.devices[s - 1][0],
-                     inputBytes);
+      // Activations go to the next stage, gradients to the previous one.
+      double forwardTransfer = 0, backwardTransfer = 0;
+      if (s + 1 < numStages) {
+        auto [staging, transfer] =
+            sendAll(replica, devices[r], candidate.devices[s + 1][0],
+                    range.boundaryBytes);
+        f += staging;
+        forwardTransfer = transfer;
+      }
+      if (s > 0) {
+        auto [staging, transfer] = sendAll(
+            replica, devices[r], candidate.devices[s - 1][0], inputBytes);
+        b += staging;
+        backwardTransfer = transfer;
+      }
       busy[s] = std::max(busy[s], replica.numMicroBatches() * (f + b));
-      forward[s] = std::max(forward[s], f);
-      backward[s] = std::max(backward[s], b);
+      microBatches[s] = std::max(microBatches[s], replica.numMicroBatches());
+      slowestForward = std::max(slowestForward, f);
+      slowestBackward = std::max(slowestBackward, b);
+      forward[s] = std::max(forward[s], f + forwardTransfer);
+      backward[s] = std::max(backward[s], b + backwardTransfer);
       optimizer =
           std::max(optimizer, cost_.optimizerSeconds(devices[r], parts[r],
                                                      stage.offloadOptimizer));
     }
     if (lockstep)
-      busy[s] =
-          stage.replicas.front().numMicroBatches() * (forward[s] + backward[s]);
+      busy[s] = stage.replicas.front().numMicroBatches() *
+                (slowestForward + slowestBackward);
     update[s] = optimizer;
     if (stage.replicas.size() > 1 && !lockstep)
       update[s] += scatter + gather;
@@ -475,6 +490,20 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
     double seconds = cost_.allReduceSeconds(devices, tied.parameter->bytes);
     for (int64_t s : tied.stages)
       update[s] += seconds;
+  }
+  // Under 1F1B stage s keeps at most S - s micro-batches in flight: it
+  // starts one only when the one that many before has come back, forward
+  // and backward through the stages from s on and the links between them.
+  if (plan.schedule == ScheduleKind::OneForwardOneBackward) {
+    double roundTrip = 0;
+    for (size_t s = numStages; s-- > 0;) {
+      roundTrip += forward[s] + backward[s];
+      int64_t inFlight = std::min<int64_t>(microBatches[s],
+                                           static_cast<int64_t>(numStages - s));
+      if (inFlight > 0)
+        busy[s] = std::max(busy[s], static_cast<double>(microBatches[s]) *
+                                        roundTrip / inFlight);
+    }
   }
   size_t bottleneck = std::max_element(busy.begin(), busy.end()) - busy.begin();
   double pipeline =

@@ -3,7 +3,8 @@
 // The Trace Event Format's JSON object form: "M" events name each process
 // (one per rank, named by its device) and its two threads, and each span is
 // a complete ("X") event with times in microseconds. Computation goes on
-// thread 0; messages, collectives and the waits for them on thread 1.
+// thread 0; messages, collectives and the waits for them on thread 1; sent
+// messages crossing their links, which overlap the rest, on thread 2.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,13 @@ namespace {
 
 constexpr int64_t kComputeThread = 0;
 constexpr int64_t kCommunicationThread = 1;
+constexpr int64_t kTransferThread = 2;
+
+int64_t threadOf(llvm::StringRef category) {
+  if (category == "compute")
+    return kComputeThread;
+  return category == "transfer" ? kTransferThread : kCommunicationThread;
+}
 
 llvm::json::Object metadata(llvm::StringRef name, int64_t rank,
                             std::optional<int64_t> thread,
@@ -43,15 +51,15 @@ std::string chromeTrace(const Plan &plan, const SimulationResult &result) {
                               llvm::json::Object{{"name", "compute"}}));
     events.push_back(metadata("thread_name", rank, kCommunicationThread,
                               llvm::json::Object{{"name", "communication"}}));
+    events.push_back(metadata("thread_name", rank, kTransferThread,
+                              llvm::json::Object{{"name", "in flight"}}));
   }
   for (const TraceSpan &span : result.spans)
     events.push_back(llvm::json::Object{{"name", span.name},
                                         {"cat", span.category},
                                         {"ph", "X"},
                                         {"pid", span.rank},
-                                        {"tid", span.category == "compute"
-                                                    ? kComputeThread
-                                                    : kCommunicationThread},
+                                        {"tid", threadOf(span.category)},
                                         {"ts", span.start * 1e6},
                                         {"dur", span.seconds * 1e6}});
   llvm::json::Object trace{{"traceEvents", std::move(events)},

@@ -354,6 +354,11 @@ double CostModel::transferSeconds(int from, int to, int64_t bytes) const {
   return cluster_.linkBetween(from, to).seconds(bytes);
 }
 
+double CostModel::stagingSeconds(int device, int64_t bytes) const {
+  return 2 * static_cast<double>(bytes) /
+         (cluster_.devices[device].gpu.memoryBandwidthGBps * 1e9);
+}
+
 const Link *CostModel::ringLink(llvm::ArrayRef<int> devices) const {
   return slowestRingLink(cluster_, devices);
 }

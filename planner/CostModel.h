@@ -14,7 +14,8 @@
 // are per GPU type, with defaults, and measurements can calibrate them.
 // Where a measured profile covers a call (its device type, precision and
 // every segment of the range), the call takes the measured seconds instead.
-// Transfers: latency + bytes / bandwidth of the link between the devices.
+// Transfers: latency + bytes / bandwidth of the link between the devices;
+// their senders only copy the message into a buffer meanwhile.
 // Collectives: rings over the slowest link between consecutive members.
 //
 //===----------------------------------------------------------------------===//
@@ -113,6 +114,10 @@ public:
                  std::optional<Precision> precision = std::nullopt) const;
   /// Seconds to move `bytes` from `from` to `to` (0 when they are equal).
   double transferSeconds(int from, int to, int64_t bytes) const;
+  /// Seconds a sender on `device` spends on a message of `bytes`: copying
+  /// it into the communicator's buffer (a read and a write of its memory);
+  /// the transfer itself goes on without it.
+  double stagingSeconds(int device, int64_t bytes) const;
   /// The link a ring over `devices` (in member order) is timed by: the
   /// slowest between consecutive members; null for a single device.
   const Link *ringLink(llvm::ArrayRef<int> devices) const;

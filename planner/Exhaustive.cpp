@@ -12,13 +12,16 @@
 // Branch and bound keeps it tractable: it starts from the search's plan and
 // skips whatever a lower bound on the simulated step shows cannot beat the
 // best plan so far. A stage's replicas cannot start before one sample has
-// gone forward through the earlier stages, nor end their update before it
-// has come back; in between, the busiest computes its share (at the most
-// efficient call size while shares are open, at its micro-batches once they
-// are known) and sends it on and back over its fastest links; its update
-// takes at least the ring collectives of even parts, and the all-reduce of
-// a tied parameter whose readers it splits. The stages still to
-// come share their FLOPs at best at every remaining device's peak
+// gone forward through the earlier stages and over the fastest links
+// between them, nor end their update before it has come back; in between,
+// the busiest computes its share (at the most efficient call size while
+// shares are open, at its micro-batches once they are known), or sends it
+// on and back over its fastest links where that takes longer (sends
+// overlap compute; sends through one port add up, and a node's replicas
+// whose neighbour stage is all elsewhere share its network port); its
+// update takes at least the ring collectives of even parts, and the
+// all-reduce of a tied parameter whose readers it splits. The stages still
+// to come share their FLOPs at best at every remaining device's peak
 // efficiency. The bounds only prune what cannot win, so the result is the
 // optimum of the space.
 //
@@ -38,6 +41,14 @@ namespace {
 
 constexpr size_t kMaxExhaustiveDevices = 8;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+/// How a device reaches a neighbour stage: the fastest link to one of its
+/// devices (0: no such stage) and whether all of them are on the device's
+/// node, or all elsewhere.
+struct NeighbourLink {
+  double bytesPerSecond = 0;
+  bool onNode = false, offNode = false;
+};
 
 class ExhaustiveSearch {
 public:
@@ -162,34 +173,113 @@ private:
       for (size_t c = 0; c < classes.size(); ++c)
         peakAfter[s] += stages[s][c] * flopsPerSecond[c];
     }
-    // Each device's fastest link into the stage before and after it.
+    // How each device reaches the stages before and after it.
     const Cluster &cluster = cost.cluster();
-    fastestLink.assign(numStages, {});
+    neighbours.assign(numStages, {});
     for (size_t s = 0; s < numStages; ++s)
       for (int d : layout[s].devices) {
-        auto fastest = [&](size_t other) {
-          double bandwidth = 0;
-          for (int e : layout[other].devices)
-            bandwidth =
-                std::max(bandwidth, cluster.linkBetween(d, e).bandwidthGBps);
-          return bandwidth * 1e9;
+        auto reach = [&](size_t other) {
+          NeighbourLink link;
+          link.onNode = link.offNode = true;
+          for (int e : layout[other].devices) {
+            link.bytesPerSecond =
+                std::max(link.bytesPerSecond,
+                         cluster.linkBetween(d, e).bandwidthGBps * 1e9);
+            bool sameNode = cluster.devices[d].node == cluster.devices[e].node;
+            link.onNode &= sameNode;
+            link.offNode &= !sameNode;
+          }
+          return link;
         };
-        fastestLink[s].push_back({s > 0 ? fastest(s - 1) : 0,
-                                  s + 1 < numStages ? fastest(s + 1) : 0});
+        neighbours[s].push_back(
+            {s > 0 ? reach(s - 1) : NeighbourLink(),
+             s + 1 < numStages ? reach(s + 1) : NeighbourLink()});
       }
+    crossingLinks.assign(numStages, {});
+    for (size_t s = 0; s + 1 < numStages; ++s)
+      for (int d : layout[s].devices)
+        for (int e : layout[s + 1].devices)
+          if (const Link *link = &cluster.linkBetween(d, e);
+              !llvm::is_contained(crossingLinks[s], link))
+            crossingLinks[s].push_back(link);
     return splitFrom(0, 0, 0, 0);
   }
 
-  /// Seconds replica r of stage s at least spends sending one sample's
-  /// activations on and gradients back over segments [first, end).
+  /// Seconds per sample replica r of stage s at least keeps one of its
+  /// ports busy over segments [first, end), sending one sample's
+  /// activations on and its gradients back at the fastest links' speed:
+  /// both through the GPU's own port where both stages are on its node,
+  /// both through the node's where both are elsewhere, else either. Sends
+  /// overlap compute, so the replica takes the longer of the two.
   double sendPerSample(size_t s, size_t r, int64_t first, int64_t end) const {
-    auto [before, after] = fastestLink[s][r];
+    double onNode = 0, offNode = 0, either = 0;
+    for (auto [link, seconds] : sendsPerSample(s, r, first, end)) {
+      if (link->onNode)
+        onNode += seconds;
+      else if (link->offNode)
+        offNode += seconds;
+      else
+        either = std::max(either, seconds);
+    }
+    return std::max({onNode, offNode, either});
+  }
+
+  /// Seconds per sample that replica r of stage s keeps its node's network
+  /// port busy at least: its sends to stages wholly on other nodes, which
+  /// the node's other replicas of the stage share.
+  double nodePortPerSample(size_t s, size_t r, int64_t first,
+                           int64_t end) const {
     double seconds = 0;
-    if (before > 0)
-      seconds += profile.segments[first - 1].boundaryBytes / before;
-    if (after > 0)
-      seconds += profile.segments[end - 1].boundaryBytes / after;
+    for (auto [link, perSample] : sendsPerSample(s, r, first, end))
+      if (link->offNode)
+        seconds += perSample;
     return seconds;
+  }
+
+  /// The sends of one sample by replica r of stage s: to the stage before
+  /// (gradients) and after (activations), at the fastest link's speed.
+  llvm::SmallVector<std::pair<const NeighbourLink *, double>, 2>
+  sendsPerSample(size_t s, size_t r, int64_t first, int64_t end) const {
+    llvm::SmallVector<std::pair<const NeighbourLink *, double>, 2> sends;
+    const auto &[before, after] = neighbours[s][r];
+    if (before.bytesPerSecond > 0)
+      sends.push_back({&before, profile.segments[first - 1].boundaryBytes /
+                                    before.bytesPerSecond});
+    if (after.bytesPerSecond > 0)
+      sends.push_back({&after, profile.segments[end - 1].boundaryBytes /
+                                   after.bytesPerSecond});
+    return sends;
+  }
+
+  /// Seconds one sample's activations (or their gradients) take at least
+  /// from stage s, ending at segment `end`, to the stage after it (or
+  /// back); 0 for the last stage.
+  double crossingSeconds(size_t s, int64_t end) const {
+    double seconds = crossingLinks[s].empty() ? 0 : kInfinity;
+    for (const Link *link : crossingLinks[s])
+      seconds = std::min(
+          seconds, link->seconds(profile.segments[end - 1].boundaryBytes));
+    return seconds;
+  }
+
+  /// The most samples per second stage s's replicas can take over segments
+  /// [first, end): each at its compute or sending rate, the replicas of a
+  /// node together at most at its network port's.
+  double stageRate(size_t s, int64_t first, int64_t end) const {
+    const std::vector<int> &devices = layout[s].devices;
+    std::map<int, std::pair<double, double>> byNode; // rate, port s/sample
+    for (size_t r = 0; r < devices.size(); ++r) {
+      auto &[rate, port] = byNode[cost.cluster().devices[devices[r]].node];
+      rate += 1 / std::max(perSample[at(classOf[devices[r]], first, end)],
+                           sendPerSample(s, r, first, end));
+      port = nodePortPerSample(s, r, first, end);
+    }
+    double rate = 0;
+    for (const auto &[node, nodeRate] : byNode)
+      rate += nodeRate.second > 0
+                  ? std::min(nodeRate.first, 1 / nodeRate.second)
+                  : nodeRate.first;
+    return rate;
   }
 
   /// The least the update after stage s's last backward takes over
@@ -268,8 +358,8 @@ private:
   }
 
   /// Chooses stage s's segments [first, end), one sample having gone
-  /// forward and back through the earlier stages in `tripForward` and
-  /// `tripBackward`.
+  /// forward and back through the earlier stages and the links between
+  /// them in `tripForward` and `tripBackward`.
   llvm::Error splitFrom(size_t s, int64_t first, double tripForward,
                         double tripBackward) {
     if (s == stages.size())
@@ -281,11 +371,10 @@ private:
     int64_t stagesAfter = stages.size() - s - 1;
     const std::vector<int> &devices = layout[s].devices;
     for (int64_t end = first + 1; end <= numSegments - stagesAfter; ++end) {
-      double rate = 0, forward = kInfinity, backward = kInfinity;
+      double rate = stageRate(s, first, end), forward = kInfinity,
+             backward = kInfinity;
       for (size_t r = 0; r < devices.size(); ++r) {
         size_t c = classOf[devices[r]];
-        rate += 1 / (perSample[at(c, first, end)] +
-                     sendPerSample(s, r, first, end));
         forward = std::min(forward, oneForward[at(c, first, end)]);
         backward = std::min(backward, oneBackward[at(c, first, end)]);
       }
@@ -298,8 +387,10 @@ private:
         continue;
       layout[s].firstSegment = first;
       layout[s].endSegment = end;
-      if (llvm::Error error = splitFrom(s + 1, end, tripForward + forward,
-                                        tripBackward + backward))
+      double crossing = crossingSeconds(s, end);
+      if (llvm::Error error =
+              splitFrom(s + 1, end, tripForward + forward + crossing,
+                        tripBackward + backward + crossing))
         return error;
     }
     return llvm::Error::success();
@@ -329,16 +420,22 @@ private:
     const StageDevices &stage = layout[s];
     double perSampleHere =
         perSample[at(c, stage.firstSegment, stage.endSegment)];
+    double portPerSample = 0;
     for (size_t r = 0; r < stage.devices.size(); ++r)
       if (classOf[stage.devices[r]] == c) {
-        perSampleHere +=
-            sendPerSample(s, r, stage.firstSegment, stage.endSegment);
+        perSampleHere =
+            std::max(perSampleHere,
+                     sendPerSample(s, r, stage.firstSegment, stage.endSegment));
+        portPerSample =
+            nodePortPerSample(s, r, stage.firstSegment, stage.endSegment);
         break;
       }
     for (int64_t total = lastClass ? left : members; total <= left - later;
          ++total) {
-      // The class's busiest member at the most efficient call size.
-      double busiest = (total + members - 1) / members * perSampleHere;
+      // The class's busiest member at the most efficient call size, or
+      // its node's port sending the class's share.
+      double busiest = std::max((total + members - 1) / members * perSampleHere,
+                                total * portPerSample);
       if (busiest >= best.stepSeconds())
         break;
       totals[k] = total;
@@ -391,25 +488,32 @@ private:
     for (size_t s = 0; s < stages.size(); ++s) {
       const StageDevices &stage = layout[s];
       double busiest = 0, forwardOne = kInfinity, backwardOne = kInfinity;
+      std::map<int, double> portSeconds; // per node
       for (size_t r = 0; r < stage.devices.size(); ++r) {
         int d = stage.devices[r];
         int64_t samples = shares[s][r], microBatch = microBatches[s][r];
         auto [forward, backward] = callSeconds(s, d, microBatch);
-        busiest = std::max(busiest,
-                           samples / microBatch * (forward + backward) +
-                               samples * sendPerSample(s, r, stage.firstSegment,
-                                                       stage.endSegment));
+        busiest =
+            std::max({busiest, samples / microBatch * (forward + backward),
+                      samples * sendPerSample(s, r, stage.firstSegment,
+                                              stage.endSegment)});
+        portSeconds[cost.cluster().devices[d].node] +=
+            samples *
+            nodePortPerSample(s, r, stage.firstSegment, stage.endSegment);
         auto [oneF, oneB] = callSeconds(s, d, 1);
         forwardOne = std::min(forwardOne, oneF);
         backwardOne = std::min(backwardOne, oneB);
       }
+      for (const auto &[node, seconds] : portSeconds)
+        busiest = std::max(busiest, seconds);
       bound = std::max(
           bound,
           stageBound(tripForward, tripBackward, busiest,
                      updateSeconds(s, stage.firstSegment, stage.endSegment) +
                          tieSeconds(s, stage.firstSegment, stage.endSegment)));
-      tripForward += forwardOne;
-      tripBackward += backwardOne;
+      double crossing = crossingSeconds(s, stage.endSegment);
+      tripForward += forwardOne + crossing;
+      tripBackward += backwardOne + crossing;
     }
     return bound;
   }
@@ -500,7 +604,10 @@ private:
   std::vector<double> peakAfter;
   /// Per stage and replica, the fastest link to the stage before and after
   /// (bytes per second; 0 where there is none).
-  std::vector<std::vector<std::pair<double, double>>> fastestLink;
+  /// Per stage and replica: the stage before, the stage after.
+  std::vector<std::vector<std::pair<NeighbourLink, NeighbourLink>>> neighbours;
+  /// Per stage: the links between its devices and the next stage's.
+  std::vector<std::vector<const Link *>> crossingLinks;
   std::vector<std::vector<int64_t>> shares;
 };
 

@@ -7,9 +7,13 @@
 // sent or a collective not all of whose members have arrived, and the loop
 // goes round the ranks until every list is done. The schedule's global
 // order is topological, so this always finishes for a schedule that
-// checkScheduleMatches accepts. Transfers that share a channel of the
+// checkScheduleMatches accepts. A send is what the runtime's communicators
+// do: the sender copies the message into the communicator's buffer and
+// goes on computing while the buffer crosses the link; the messages of a
+// pair of ranks go in order. Transfers that share a channel of the
 // cluster's links (LinkChannels.h) take turns: each is booked at the
-// earliest time its channels are all free, and its sender waits for that.
+// earliest time its channels are all free, and a collective's members wait
+// for that.
 //
 // Not replayed: the all-reduce of the clipping norm, which neither the
 // profile nor the plan records.
@@ -40,7 +44,8 @@ struct Task {
   Kind kind = Kind::Compute;
   llvm::StringRef label; // "F", "B", "send", "all_gather", "adamw", ...
   ScheduledOp op;        // the schedule op of a computation or message
-  double seconds = 0;    // Compute, Send, Collective
+  double seconds = 0;    // Compute, Collective; Send: crossing the link
+  double stagingSeconds = 0;  // Send: copying into the communicator's buffer
   const Link *link = nullptr; // Send, Collective: the link it is timed by
   llvm::SmallVector<int, 4> channels; // Send, Collective: what it occupies
   int64_t peer = -1;  // Send, Recv
@@ -176,9 +181,10 @@ public:
         send.peer = op.peer;
         send.label = "send";
         send.op = op;
-        send.seconds = cost.transferSeconds(
-            device, deviceOfRank[op.peer],
-            op.numSamples * boundaryBytes(stage, op.gradient));
+        int64_t bytes = op.numSamples * boundaryBytes(stage, op.gradient);
+        send.seconds =
+            cost.transferSeconds(device, deviceOfRank[op.peer], bytes);
+        send.stagingSeconds = cost.stagingSeconds(device, bytes);
         if (device != deviceOfRank[op.peer])
           send.link = &cost.cluster().linkBetween(device, deviceOfRank[op.peer]);
         channels.path(device, deviceOfRank[op.peer], send.channels);
@@ -396,12 +402,18 @@ private:
       record(rank, task, "compute", now, task.seconds);
       break;
     case Task::Kind::Send: {
-      double start = book.book(task.channels, now, task.seconds);
-      if (start > now)
-        record(rank, task, "wait", now, start - now);
-      inFlight[{static_cast<int64_t>(rank), task.peer}].push_back(start +
-                                                                  task.seconds);
-      record(rank, task, "comm", start, task.seconds);
+      record(rank, task, "comm", now, task.stagingSeconds);
+      std::pair<int64_t, int64_t> pair{static_cast<int64_t>(rank), task.peer};
+      // The pair's earlier message goes first.
+      double &pairFree = pairFreeAt[pair];
+      double start =
+          book.book(task.channels, std::max(now, pairFree), task.seconds);
+      pairFree = start + task.seconds;
+      inFlight[pair].push_back(pairFree);
+      addLinkTime(task);
+      if (recordSpans)
+        spans.push_back(
+            {pair.first, nameOf(task), "transfer", start, task.seconds});
       break;
     }
     case Task::Kind::Recv: {
@@ -431,6 +443,7 @@ private:
       if (start > now)
         record(rank, task, "wait", now, start - now);
       record(rank, task, "comm", start, task.seconds);
+      addLinkTime(task);
       break;
     }
     }
@@ -445,14 +458,17 @@ private:
     llvm::StringRef kind(category);
     if (kind == "compute")
       compute[rank] += seconds;
-    else if (kind == "comm") {
+    else if (kind == "comm")
       communication[rank] += seconds;
-      if (task.link)
-        linkSeconds[task.link] += seconds;
-    }
     if (recordSpans)
       spans.push_back(
           {static_cast<int64_t>(rank), nameOf(task), category, start, seconds});
+  }
+
+  /// Counts a transfer's or a collective member's time against its link.
+  void addLinkTime(const Task &task) {
+    if (task.link)
+      linkSeconds[task.link] += task.seconds;
   }
 
   llvm::Error stuckError() const {
@@ -479,6 +495,8 @@ private:
   std::vector<TraceSpan> spans;
   /// Arrival times of the messages sent and not yet received, per pair.
   std::map<std::pair<int64_t, int64_t>, std::deque<double>> inFlight;
+  /// When each pair's last message has crossed.
+  std::map<std::pair<int64_t, int64_t>, double> pairFreeAt;
   std::map<std::pair<int64_t, int64_t>, CollectiveState> collectives;
 };
 

@@ -1,13 +1,16 @@
-//===- Simulator.h - replaying a plan's schedule under the cost model -*- C++ -*-===//
+//===- Simulator.h - replaying a plan's schedule under the cost model -*- C++
+//-*-===//
 //
 // Replays what the ranks run: each rank's op list from the global schedule
 // (the order the compiler gives its program), then the update phase the
 // compiler appends (the stage's reduce-scatter, the all-reduces of tied
 // parameters its stages split, clipping, the optimizer, the all-gather),
 // with computations and transfers
-// timed by the cost model. A rank does one thing at a time; a message
-// arrives a transfer time after its send and a receive waits for it; a
-// collective starts when its last member arrives.
+// timed by the cost model. A rank does one thing at a time, but a send
+// only copies its message into the communicator's buffer: the message
+// crosses the link while its sender computes on (as every communicator of
+// the runtime sends), arrives a transfer time later, and a receive waits
+// for it; a collective starts when its last member arrives.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +26,9 @@ struct TraceSpan {
   int64_t rank = 0;
   std::string name;     // "F3" / "B3" (micro-batch), "send 0:4 to 2",
                         // "reduce_scatter", "adamw", ...
-  std::string category; // "compute", "comm", "wait"
+  std::string category; // "compute", "comm", "wait", "transfer" (a sent
+                        // message crossing its link, while its sender
+                        // goes on)
   double start = 0;     // seconds from the step's start
   double seconds = 0;
 };

@@ -2,14 +2,15 @@
 //
 // A dynamic program over (stages left, first unit, first segment) that
 // minimizes the slowest stage. A stage's time is its compute for the whole
-// batch at throughput-proportional shares, its replicas' sends of that
-// share's activations and gradients over the links to the stages beside it,
-// and its update (reduce-scatter and all-gather over its ring, the
-// optimizer on an even shard): a slow link inside a stage shows in the
-// ring, one between stages in the sends. The first stages keep more
-// micro-batches in flight, so whether a stage fits (or needs recompute or
-// optimizer offload) depends on how many stages follow it; the program runs
-// from the last stage backwards to know. Everything it reads is tabulated
+// batch at throughput-proportional shares or, where they take longer, its
+// replicas' sends of that share's activations and gradients over the links
+// to the stages beside it (sends overlap compute), then its update
+// (reduce-scatter and all-gather over its ring, the optimizer on an even
+// shard): a slow link inside a stage shows in the ring, one between stages
+// in the sends. The first stages keep more micro-batches in flight, so
+// whether a stage fits (or needs recompute or optimizer offload) depends on
+// how many stages follow it; the program runs from the last stage
+// backwards to know. Everything it reads is tabulated
 // first: per GPU type and segment range the compute time, per unit range the
 // ring's fixed and per-byte cost, per stage option its time and the most stages
 // it may lead. Under full sharding a replicated stage shards its parameters and
@@ -337,8 +338,9 @@ private:
       update +=
           gathers ? 1.5 * ring * ceilDiv(samples, referenceMicroBatch) : ring;
     }
-    result.seconds = request.globalBatch / rate + update +
-                     transferSeconds(a, b, i, j, replicas);
+    result.seconds = std::max(request.globalBatch / rate,
+                              transferSeconds(a, b, i, j, replicas)) +
+                     update;
     return result;
   }
 

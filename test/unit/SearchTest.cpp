@@ -353,8 +353,9 @@ TEST(SearchTest, WithinTwoPercentOfExhaustiveOnDemoBox) {
 TEST(SearchTest, WithinTwoPercentOfExhaustiveOnEightDevices) {
   // With GPT-2's tie, whose all-reduce costs plans with first and last
   // stages on different nodes an Ethernet ring: the search finds the
-  // plans that start and end on one node (about 50 s of exhaustive search
-  // per precision on this machine; the other precision without the tie).
+  // plans that start and end on one node (about 57 s of exhaustive search
+  // for both precisions on this machine; the other precision without the
+  // tie).
   ModelProfile profile = decoderProfile(DecoderShape::gpt2Small(), kSeqLen);
   expectNearExhaustive(parseOrFail(kTwoSmallNodes), PrecisionChoice(), profile);
   profile.sharedParameters.clear();

@@ -19,6 +19,7 @@
 
 #include <map>
 #include <set>
+#include <tuple>
 
 using namespace hetc::planner;
 using namespace hetc::planner::testing;
@@ -137,14 +138,17 @@ TEST(Simulator, MessagesArriveATransferTimeAfterTheirSend) {
       {"segments": [0, 1], "replicas": [{"device": "n0/X1:0", "samples": [0, 1]}]},
       {"segments": [1, 2], "replicas": [{"device": "n0/X1:1", "samples": [0, 1]}]}]})");
   SimulationResult result = simulateOrFail(plan, cost, /*recordSpans=*/true);
-  // 64 KiB each way: 5 us + 65536 / 10e9. Rank 0 computes F, sends, waits
-  // for rank 1's F, B and gradient, computes B, updates.
+  // 64 KiB each way: the sender copies it out (2 x 65536 / 100e9), then it
+  // crosses in 5 us + 65536 / 10e9. Rank 0 computes F, sends, waits for
+  // rank 1's F, B and gradient, computes B, updates.
+  double staging = 2 * 65536 / 100e9;
   double transfer = 5e-6 + 65536 / 10e9;
   double f = forwardSeconds(1), b = backwardSeconds(1);
-  expectNear(2 * f + 2 * transfer + 2 * b + adamwSeconds(kSegmentParameters),
+  expectNear(2 * f + 2 * (staging + transfer) + 2 * b +
+                 adamwSeconds(kSegmentParameters),
              result.stepSeconds);
   // Rank 1 waits for the activation from the start; rank 0 for the gradient
-  // while rank 1 computes.
+  // from the end of its copy.
   auto waited = [&](int64_t rank) {
     double seconds = 0;
     for (const TraceSpan &span : result.spans)
@@ -152,16 +156,17 @@ TEST(Simulator, MessagesArriveATransferTimeAfterTheirSend) {
         seconds += span.seconds;
     return seconds;
   };
-  expectNear(f + transfer, waited(1));
-  expectNear(f + b + transfer, waited(0));
-  // The busy time of rank 0 counts its send, not its waits: computing its
-  // forward, backward and update, communicating its send.
-  expectNear(f + transfer + b + adamwSeconds(kSegmentParameters),
+  expectNear(f + staging + transfer, waited(1));
+  expectNear(f + b + staging + 2 * transfer, waited(0));
+  // The busy time of rank 0 counts the copy of its send, not the transfer
+  // nor its waits: computing its forward, backward and update,
+  // communicating the copy.
+  expectNear(f + staging + b + adamwSeconds(kSegmentParameters),
              result.busySeconds[0]);
   expectNear(f + b + adamwSeconds(kSegmentParameters),
              result.computeSeconds[0]);
-  expectNear(transfer, result.communicationSeconds[0]);
-  expectNear(f + b + transfer, result.idleSeconds[0]);
+  expectNear(staging, result.communicationSeconds[0]);
+  expectNear(f + b + staging + 2 * transfer, result.idleSeconds[0]);
   // Both messages cross the node's own link: the one link in use. Each
   // GPU's port out and in carries one of them; the first is reported.
   ASSERT_EQ(result.linkUses.size(), 1u);
@@ -273,9 +278,12 @@ TEST(Simulator, ChromeTraceHasOneProcessPerRankNamedByItsDevice) {
     ranksWithSpans.insert(pid);
     EXPECT_GE(*event.getNumber("ts"), 0);
     EXPECT_GE(*event.getNumber("dur"), 0);
-    // Computations on thread 0, communication and waits on thread 1.
-    bool compute = *event.getString("cat") == "compute";
-    EXPECT_EQ(*event.getInteger("tid"), compute ? 0 : 1);
+    // Computations on thread 0, communication and waits on thread 1,
+    // messages in flight on thread 2.
+    llvm::StringRef category = *event.getString("cat");
+    EXPECT_EQ(*event.getInteger("tid"), category == "compute"    ? 0
+                                        : category == "transfer" ? 2
+                                                                 : 1);
   }
   EXPECT_EQ(spans, result.spans.size());
   EXPECT_EQ(ranksWithSpans, (std::set<int64_t>{0, 1, 2}));
@@ -295,11 +303,44 @@ TEST(Simulator, SpansNameMicroBatchesMessagesAndTheUpdate) {
   SimulationResult result = simulateOrFail(plan, cost, /*recordSpans=*/true);
   std::vector<std::string> rank0;
   for (const TraceSpan &span : result.spans)
-    if (span.rank == 0 && span.category != "wait")
+    if (span.rank == 0 && span.category != "wait" &&
+        span.category != "transfer")
       rank0.push_back(span.name);
   EXPECT_EQ(rank0,
             (std::vector<std::string>{"F0", "send 0:2 to 1", "F1",
                                       "send 2:4 to 1", "B0", "B1", "adamw"}));
+}
+
+TEST(Simulator, ASenderComputesOnWhileItsMessageCrosses) {
+  // Rank 0 sends each micro-batch's activations (128 KiB) over a slow
+  // link: 1 ms + 131072 / 1 GB/s. It computes its second forward right
+  // after copying the first message out; the messages cross one after the
+  // other, and rank 1 starts on the first when it has arrived.
+  Cluster cluster = makeCluster({2});
+  cluster.nodes[0].intraNode = {"pcie", 1, 1000};
+  ModelProfile profile = uniformProfile(2);
+  CostModel cost(cluster, profile);
+  Plan plan = planFrom(R"({"stages": [
+      {"segments": [0, 1], "replicas": [
+        {"device": "n0/X1:0", "samples": [0, 4], "micro_batch": 2}]},
+      {"segments": [1, 2], "replicas": [
+        {"device": "n0/X1:1", "samples": [0, 4], "micro_batch": 2}]}]})");
+  SimulationResult result = simulateOrFail(plan, cost, /*recordSpans=*/true);
+  std::map<std::tuple<int64_t, std::string, std::string>, double> startOf;
+  for (const TraceSpan &span : result.spans)
+    startOf.emplace(std::make_tuple(span.rank, span.category, span.name),
+                    span.start);
+  double f = forwardSeconds(2), staging = 2 * 131072 / 100e9;
+  double transfer = 1e-3 + 131072 / 1e9;
+  ASSERT_GT(transfer, f);
+  expectNear(f + staging, startOf.at({0, "compute", "F1"}));
+  expectNear(f + staging, startOf.at({0, "transfer", "send 0:2 to 1"}));
+  // The second message waits for the first to cross.
+  expectNear(f + staging + transfer,
+             startOf.at({0, "transfer", "send 2:4 to 1"}));
+  expectNear(f + staging + transfer, startOf.at({1, "compute", "F0"}));
+  // Rank 0 spent only the copies communicating.
+  expectNear(2 * staging, result.communicationSeconds[0]);
 }
 
 TEST(Simulator, StagesSplittingATiedParameterAllReduceItsGradient) {
@@ -361,15 +402,16 @@ TEST(Simulator, TransfersSharingANetworkPortTakeTurns) {
   SimulationResult result = simulateOrFail(plan, cost, /*recordSpans=*/true);
   double transfer = 20e-6 + 65536 / 1e9;
   double f = forwardSeconds(1);
+  double staging = 2 * 65536 / 100e9;
   std::map<std::pair<int64_t, std::string>, TraceSpan> byName;
   for (const TraceSpan &span : result.spans)
-    if (span.category != "wait")
+    if (span.category == "compute" || span.category == "transfer")
       byName.emplace(std::make_pair(span.rank, span.name), span);
   const TraceSpan &first = byName.at({0, "send 0:1 to 2"});
   const TraceSpan &second = byName.at({1, "send 1:2 to 2"});
-  expectNear(f, first.start);
-  expectNear(f + transfer, second.start);
-  expectNear(f + 2 * transfer, byName.at({2, "F0"}).start);
+  expectNear(f + staging, first.start);
+  expectNear(f + staging + transfer, second.start);
+  expectNear(f + staging + 2 * transfer, byName.at({2, "F0"}).start);
   // The gradients back leave through n1's port one after the other too.
   const TraceSpan &back0 = byName.at({2, "send grad 0:1 to 0"});
   const TraceSpan &back1 = byName.at({2, "send grad 1:2 to 1"});
