@@ -241,6 +241,16 @@ FailureOr<Value> StagePartitioner::lookupOrImport(StageFunction &target,
     function(*from).addResult(value, roleAttr(context, "boundary"));
     return target.addArgument(value, roleAttr(context, "boundary"));
   }
+  // A gradient that a stage passes back unchanged (the backward of an add
+  // is its incoming gradient) is relayed through it: the stage after this
+  // one receives it and sends it on.
+  if (to.phase == Phase::Backward && from->phase == Phase::Backward &&
+      from->stage > to.stage + 1) {
+    Place relay{to.stage + 1, Phase::Backward};
+    if (failed(lookupOrImport(function(relay), value, user)))
+      return failure();
+    from = relay;
+  }
   // The gradient of the activation leaving this stage comes back.
   if (to.phase == Phase::Backward && from->phase == Phase::Backward &&
       from->stage == to.stage + 1) {

@@ -358,7 +358,9 @@ def HetgSegment : Pass<"hetg-segment", "mlir::ModuleOp"> {
       - `kinds`: the four FLOP and byte figures above split by op kind (the
         op's name without its dialect, `matmul`, `attention_grad`, ..., the
         name of the launches that run it), one dictionary per kind with any
-        FLOPs or bytes;
+        FLOPs or bytes, with `forward_ops` and `backward_ops`: how many ops
+        of the kind a forward or backward call runs (launches, whatever
+        the batch);
     - where float globals are read in several segments (a tied embedding
       and LM head), the function gets `hetg.shared_parameters`, one
       dictionary per such global: `name`, `elements`, `bytes` and
@@ -431,7 +433,9 @@ def HetdPartitionStages : Pass<"hetd-partition-stages", "mlir::ModuleOp"> {
     - the backward takes those saved values and the gradient of the
       activation leaving the stage, and returns the gradient of the one
       entering it, followed by the gradients of the stage's parameters
-      (`hetg.gradient_of`);
+      (`hetg.gradient_of`); a stage whose backward passes a later stage's
+      gradient back unchanged (the backward of an add) relays it: it
+      receives it and returns it as its own;
     - `input_ids` and `labels` are arguments of whichever functions read
       them; values computed from the parameters alone or the inputs alone
       (a transposed weight, a mask) are recomputed by each function that
