@@ -48,6 +48,8 @@ bool isStaticTensor(Type type) {
 
 /// FLOPs and bytes moved of one op kind in a segment.
 struct KindProfile {
+  int64_t forwardOps = 0; // launches of a call, whatever its batch
+  int64_t backwardOps = 0;
   int64_t forwardFlops = 0;
   int64_t backwardFlops = 0;
   int64_t forwardBytes = 0;
@@ -293,6 +295,7 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
       profile.forwardFlops += cost->flops;
       profile.forwardBytes += cost->bytesMoved;
       KindProfile &kind = profile.kinds[op.getName().stripDialect().str()];
+      ++kind.forwardOps;
       kind.forwardFlops += cost->flops;
       kind.forwardBytes += cost->bytesMoved;
     }
@@ -341,7 +344,9 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
             kind.backwardBytes)
           kinds.push_back(builder.getNamedAttr(
               name, builder.getDictionaryAttr(
-                        {entry("forward_flops", kind.forwardFlops),
+                        {entry("forward_ops", kind.forwardOps),
+                         entry("backward_ops", kind.backwardOps),
+                         entry("forward_flops", kind.forwardFlops),
                          entry("backward_flops", kind.backwardFlops),
                          entry("forward_bytes", kind.forwardBytes),
                          entry("backward_bytes", kind.backwardBytes)})));
@@ -416,6 +421,7 @@ struct HetgSegmentPass : hetc::impl::HetgSegmentBase<HetgSegmentPass> {
       profiles[s].backwardFlops += cost->flops;
       profiles[s].backwardBytes += cost->bytesMoved;
       KindProfile &kind = profiles[s].kinds[op.getName().stripDialect().str()];
+      ++kind.backwardOps;
       kind.backwardFlops += cost->flops;
       kind.backwardBytes += cost->bytesMoved;
       SmallVector<Value> reads(op.getOperands());

@@ -78,6 +78,13 @@ double defaultMaxEfficiency(llvm::StringRef type) {
 /// (F + half) / (peak * max) seconds, so half = overhead * peak * max.
 constexpr double kCallOverheadSeconds = 20e-6;
 
+/// The per-op roofline (docs/planner.md, "Cost model"): the fraction of the
+/// precision's peak a large kernel reaches (cuBLAS's GEMMs reach 70-90% on
+/// large shapes), and the fixed time of each launch (its launch, and the
+/// ramp-up and tail of its waves), which makes small calls inefficient.
+constexpr double kKernelMaxEfficiency = 0.8;
+constexpr double kLaunchSeconds = 4e-6;
+
 Efficiency defaultEfficiency(const GpuSpec &gpu) {
   Efficiency curve;
   curve.maxEfficiency = gpu.maxEfficiency > 0 ? gpu.maxEfficiency
@@ -266,6 +273,14 @@ Precision CostModel::precisionOf(const Stage &stage) const {
 
 namespace {
 
+/// The launches of an op kind in a call: of the forward, or of the
+/// backward (with the forward again where it is recomputed).
+int64_t passLaunches(const KindCost &kind, bool backward, bool recompute) {
+  if (!backward)
+    return kind.forwardOps;
+  return kind.backwardOps + (recompute ? kind.forwardOps : 0);
+}
+
 /// The FLOPs and f32 bytes per sample of a segment range or an op kind in
 /// it: of the forward, or of the backward (with the forward again where it
 /// is recomputed).
@@ -297,13 +312,30 @@ double CostModel::rooflineSeconds(const GpuSpec &gpu, Precision precision,
   return std::max(computeTime, memoryTime);
 }
 
+double CostModel::opRooflineSeconds(const GpuSpec &gpu, Precision precision,
+                                    double flops, double bytes,
+                                    int64_t launches) const {
+  // Each launch computes its share at the kernels' fraction of the peak or
+  // moves its bytes at the memory bandwidth, whichever takes longer, after
+  // its fixed time.
+  double computeTime =
+      flops / (peakFlopsIn(gpu, precision) * kKernelMaxEfficiency);
+  double memoryTime = bytes / (gpu.memoryBandwidthGBps * 1e9);
+  return static_cast<double>(launches) * kLaunchSeconds +
+         std::max(computeTime, memoryTime);
+}
+
 std::optional<double> CostModel::kernelSeconds(const GpuSpec &gpu,
                                                Precision precision,
                                                const SegmentCost &range,
                                                bool backward, int64_t samples,
                                                bool recompute) const {
-  if (!measured_ || range.kinds.empty() ||
-      !measured_->hasKernels(gpu.type, precision))
+  bool measuredKernels =
+      measured_ && measured_->hasKernels(gpu.type, precision);
+  bool counted = llvm::any_of(range.kinds, [](const auto &entry) {
+    return entry.second.forwardOps > 0 || entry.second.backwardOps > 0;
+  });
+  if (range.kinds.empty() || (!measuredKernels && !counted))
     return std::nullopt;
   double n = static_cast<double>(samples);
   double byteScale = static_cast<double>(activationElementBytes(precision)) /
@@ -315,11 +347,15 @@ std::optional<double> CostModel::kernelSeconds(const GpuSpec &gpu,
     if (flops <= 0 && bytes <= 0)
       continue;
     std::optional<MeasuredKernel> measured =
-        measured_->kernel(gpu.type, precision, name);
+        measuredKernels ? measured_->kernel(gpu.type, precision, name)
+                        : std::nullopt;
+    int64_t launches = passLaunches(kind, backward, recompute);
     if (measured && flops > 0 && measured->flops > 0)
       total += flops * measured->seconds / measured->flops;
     else if (measured && flops <= 0 && measured->bytes > 0)
       total += bytes * measured->seconds / measured->bytes;
+    else if (launches > 0)
+      total += opRooflineSeconds(gpu, precision, flops, bytes, launches);
     else
       total += rooflineSeconds(gpu, precision, flops, bytes);
   }

@@ -7,13 +7,17 @@
 //
 // Compute: a stage computes in its precision (f32, bf16 or f16) at the
 // GPU's peak in it: the bf16 or f16 tensor rate where the GPU has one, else
-// its f32 rate. A segment range's forward or backward for n
-// samples takes max(FLOPs / (peak * efficiency), bytes / bandwidth), where
-// efficiency = maxEfficiency * F / (F + halfEfficiencyFlops) grows with the
-// FLOPs F of the call (small kernels do not fill a GPU); both parameters
+// its f32 rate. A segment range's forward or backward for n samples is the
+// sum of its op kinds, each a roofline per op: a fixed time per launch,
+// then max(FLOPs / (peak * kernel efficiency), bytes / bandwidth), so small
+// micro-batches pay their launches. Where the profile does not count the
+// launches, the whole range takes max(FLOPs / (peak * efficiency), bytes /
+// bandwidth), where efficiency = maxEfficiency * F / (F +
+// halfEfficiencyFlops) grows with the FLOPs F of the call; both parameters
 // are per GPU type, with defaults, and measurements can calibrate them.
 // Where a measured profile covers a call (its device type, precision and
-// every segment of the range), the call takes the measured seconds instead.
+// every segment of the range), the call takes the measured seconds
+// instead, and a measured kernel kind its measured rate.
 // Transfers: latency + bytes / bandwidth of the link between the devices;
 // their senders only copy the message into a buffer meanwhile.
 // Collectives: rings over the slowest link between consecutive members.
@@ -181,15 +185,22 @@ private:
                                         int64_t samples, bool recompute) const;
   /// The call as the sum of its op kinds, each at the rate its launches
   /// achieved on the device type in `precision` (FLOPs per second, or
-  /// bytes per second for kinds that count no FLOPs), or by the roofline
-  /// where that kind was not measured; nullopt where the profile has no
-  /// kinds or no kernel of the type and precision was measured.
+  /// bytes per second for kinds that count no FLOPs), or by the per-op
+  /// roofline where that kind was not measured (by the range's roofline
+  /// where the profile does not count its launches); nullopt where the
+  /// profile has no kinds, or neither counts their launches nor was a
+  /// kernel of the type and precision measured.
   std::optional<double> kernelSeconds(const GpuSpec &gpu, Precision precision,
                                       const SegmentCost &range, bool backward,
                                       int64_t samples, bool recompute) const;
   /// max(compute at the efficiency curve, bytes over memory bandwidth).
   double rooflineSeconds(const GpuSpec &gpu, Precision precision, double flops,
                          double bytes) const;
+  /// `launches` ops sharing `flops` and `bytes`: a fixed time per launch,
+  /// then the longer of the FLOPs at the kernels' fraction of the
+  /// precision's peak and the bytes over the memory bandwidth.
+  double opRooflineSeconds(const GpuSpec &gpu, Precision precision,
+                           double flops, double bytes, int64_t launches) const;
 };
 
 } // namespace hetc::planner

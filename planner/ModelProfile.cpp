@@ -25,6 +25,8 @@ SegmentCost ModelProfile::range(int64_t first, int64_t end) const {
     sum.savedActivationBytes += cost.savedActivationBytes;
     for (const auto &[name, kind] : cost.kinds) {
       KindCost &into = sum.kinds[name];
+      into.forwardOps += kind.forwardOps;
+      into.backwardOps += kind.backwardOps;
       into.forwardFlops += kind.forwardFlops;
       into.backwardFlops += kind.backwardFlops;
       into.forwardBytes += kind.forwardBytes;
@@ -104,6 +106,10 @@ llvm::Expected<SegmentCost> parseSegment(const llvm::json::Value &value,
         return profileError(where, "expected an object");
       SegmentReader readKind(*kindObject, where);
       KindCost &kind = cost.kinds[name.str()];
+      // Launches are per call; profiles before them have none.
+      kind.forwardOps = static_cast<int64_t>(readKind.number("forward_ops", 0));
+      kind.backwardOps =
+          static_cast<int64_t>(readKind.number("backward_ops", 0));
       kind.forwardFlops = readKind.number("forward_flops", 0) / batch;
       kind.backwardFlops = readKind.number("backward_flops", 0) / batch;
       kind.forwardBytes = readKind.number("forward_bytes", 0) / batch;

@@ -20,12 +20,15 @@
 namespace hetc::planner {
 
 /// What the ops of one kind (the hetg op's name without its dialect, as
-/// the launches running them are named) cost in a segment, per sample.
+/// the launches running them are named) cost in a segment: launches per
+/// call (0 in profiles that predate them), the rest per sample.
 struct KindCost {
   double forwardFlops = 0;
   double backwardFlops = 0;
   double forwardBytes = 0;
   double backwardBytes = 0;
+  int64_t forwardOps = 0;
+  int64_t backwardOps = 0;
 };
 
 struct SegmentCost {

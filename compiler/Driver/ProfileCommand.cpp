@@ -122,11 +122,14 @@ Totals sum(const planner::ModelProfile &profile) {
   return totals;
 }
 
-/// A segment's op kinds, whole-batch like the segment's own figures.
+/// A segment's op kinds, whole-batch like the segment's own figures (their
+/// launches are per call, whatever its batch).
 llvm::json::Object kindsJson(const planner::SegmentCost &segment) {
   llvm::json::Object kinds;
   for (const auto &[name, kind] : segment.kinds)
     kinds[name] = llvm::json::Object{
+        {"forward_ops", kind.forwardOps},
+        {"backward_ops", kind.backwardOps},
         {"forward_flops", int64_t(kind.forwardFlops * batchSize)},
         {"backward_flops", int64_t(kind.backwardFlops * batchSize)},
         {"forward_bytes", int64_t(kind.forwardBytes * batchSize)},

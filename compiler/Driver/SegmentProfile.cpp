@@ -61,11 +61,17 @@ readModelProfile(ModuleOp module, StringRef modelName, int64_t seq) {
     if (auto kinds = dict ? dict.getAs<DictionaryAttr>("kinds") : nullptr)
       for (NamedAttribute named : kinds) {
         auto kind = llvm::dyn_cast<DictionaryAttr>(named.getValue());
-        auto kindGet = [&](StringRef name) -> double {
+        auto kindCount = [&](StringRef name) -> int64_t {
           auto value = kind ? kind.getAs<IntegerAttr>(name) : IntegerAttr();
-          return value ? static_cast<double>(value.getInt()) / batch : 0.0;
+          return value ? value.getInt() : 0;
+        };
+        auto kindGet = [&](StringRef name) {
+          return static_cast<double>(kindCount(name)) / batch;
         };
         planner::KindCost &into = cost.kinds[named.getName().str()];
+        // Launches are per call, whatever its batch.
+        into.forwardOps = kindCount("forward_ops");
+        into.backwardOps = kindCount("backward_ops");
         into.forwardFlops = kindGet("forward_flops");
         into.backwardFlops = kindGet("backward_flops");
         into.forwardBytes = kindGet("forward_bytes");

@@ -75,6 +75,43 @@ TEST(CostModelPlanner, ComputeFollowsTheEfficiencyCurve) {
   EXPECT_EQ(cost.computeSeconds(0, 0, 1, false, 3), 0);
 }
 
+TEST(CostModelPlanner, CountedOpKindsAreARooflinePerOp) {
+  // Per sample: a matmul kind of 1e9 FLOPs and 1e6 bytes forward in 2 ops
+  // (2e9 and 2e6 backward in 4) and a gelu kind of 1e7 FLOPs and 4e7 bytes
+  // each way in 1 op. On X1 (10 TFLOP/s at 80%, 100 GB/s) each kind takes
+  // 4 us a launch plus the longer of FLOPs / 8e12 and bytes / 1e11.
+  Cluster cluster = makeCluster({1});
+  ModelProfile profile = uniformProfile(1);
+  profile.segments[0].kinds["matmul"] = {1e9, 2e9, 1e6, 2e6, 2, 4};
+  profile.segments[0].kinds["gelu"] = {1e7, 1e7, 4e7, 4e7, 1, 1};
+  CostModel cost(cluster, profile);
+  auto forward = [](double n) {
+    return (2 * 4e-6 + n * 1e9 / 8e12) + (4e-6 + n * 4e7 / 1e11);
+  };
+  auto backward = [](double n) {
+    return (4 * 4e-6 + n * 2e9 / 8e12) + (4e-6 + n * 4e7 / 1e11);
+  };
+  expectNear(forward(1), cost.computeSeconds(0, 0, 1, false, 1));
+  expectNear(forward(8), cost.computeSeconds(0, 0, 1, false, 8));
+  expectNear(backward(8), cost.computeSeconds(0, 0, 1, true, 8));
+  // Recompute launches the forward's ops again.
+  expectNear(backward(8) + forward(8),
+             cost.computeSeconds(0, 0, 1, true, 8, /*recompute=*/true));
+  // Small micro-batches pay their launches: a sample alone costs more than
+  // one of eight.
+  EXPECT_GT(cost.computeSeconds(0, 0, 1, false, 1),
+            cost.computeSeconds(0, 0, 1, false, 8) / 8 * 1.01);
+  // 16-bit activations halve the memory-bound kind's bytes; X1 has no
+  // tensor rate, so its FLOPs take as long.
+  expectNear((2 * 4e-6 + 8 * 1e9 / 8e12) + (4e-6 + 8 * 2e7 / 1e11),
+             cost.computeSeconds(0, 0, 1, false, 8, false, Precision::BF16));
+  // A kind whose launches the profile does not count keeps the range's
+  // roofline: (F + 8e7) / 4e12 at 40%.
+  profile.segments[0].kinds["softmax"] = {1e8, 0, 0, 0};
+  expectNear(forward(1) + (1e8 + 8e7) / 4e12,
+             cost.computeSeconds(0, 0, 1, false, 1));
+}
+
 TEST(CostModelPlanner, MemoryBoundCallsTakeTheirBytesOverBandwidth) {
   Cluster cluster = makeCluster({1});
   ModelProfile profile = uniformProfile(1);
@@ -243,14 +280,16 @@ TEST(ModelProfile, JsonFiguresArePerSample) {
        "backward_bytes": 80, "saved_activation_bytes_per_sample": 128,
        "boundary_bytes_per_sample": 64, "recompute": false,
        "kinds": {"matmul": {"forward_flops": 180, "backward_flops": 360,
-                            "forward_bytes": 40, "backward_bytes": 60},
+                            "forward_bytes": 40, "backward_bytes": 60,
+                            "forward_ops": 2, "backward_ops": 4},
                  "gelu": {"forward_flops": 20, "backward_flops": 40,
                           "forward_bytes": 20, "backward_bytes": 20}}},
       {"index": 1, "ops": 1, "parameters": 0, "parameter_bytes": 0,
        "forward_flops": 20, "backward_flops": 40,
        "saved_activation_bytes_per_sample": 8,
        "boundary_bytes_per_sample": 0, "recompute": false,
-       "kinds": {"gelu": {"forward_flops": 20, "backward_flops": 40}}}]})");
+       "kinds": {"gelu": {"forward_flops": 20, "backward_flops": 40,
+                          "forward_ops": 1, "backward_ops": 1}}}]})");
   ASSERT_TRUE(static_cast<bool>(profile))
       << llvm::toString(profile.takeError());
   EXPECT_EQ(profile->seqLen, 16);
@@ -263,6 +302,9 @@ TEST(ModelProfile, JsonFiguresArePerSample) {
   // Op kinds are per sample too; the range adds them up by kind.
   EXPECT_EQ(profile->segments[0].kinds.at("matmul").backwardFlops, 180);
   EXPECT_EQ(profile->segments[1].kinds.at("gelu").backwardBytes, 0);
+  // Launches are per call, whatever the batch; none where not counted.
+  EXPECT_EQ(profile->segments[0].kinds.at("matmul").backwardOps, 4);
+  EXPECT_EQ(profile->segments[0].kinds.at("gelu").forwardOps, 0);
 
   SegmentCost both = profile->range(0, 2);
   EXPECT_EQ(both.ops, 4);
@@ -271,6 +313,7 @@ TEST(ModelProfile, JsonFiguresArePerSample) {
   EXPECT_EQ(both.savedActivationBytes, 136);
   EXPECT_EQ(both.kinds.at("gelu").forwardFlops, 20);
   EXPECT_EQ(both.kinds.at("matmul").forwardBytes, 20);
+  EXPECT_EQ(both.kinds.at("gelu").backwardOps, 1);
   // What leaves the range leaves its last segment.
   EXPECT_EQ(both.boundaryBytes, 0);
   EXPECT_EQ(profile->range(0, 1).boundaryBytes, 64);
