@@ -10,7 +10,8 @@ caches and memory bandwidth, so a core is measured as busy as a plan over all of
 keeps it); `hetc measure` turns the traces into a measured profile (seconds per
 segment's forward and backward per micro-batch size). The plan the search then chooses
 for all the cores with those profiles (`hetc plan --profile`) is predicted and
-measured.
+measured, and so is a pipeline of two cores (half the segments each, two micro-batches
+under 1F1B), which checks the simulator's schedule, sends and bubble.
 
     cpu_plan_bench.py --bin BUILD/bin --onnx MODEL.onnx --batch B --seq T --vocab V
                       [--ranks N] [--steps K] [--warmup W] [--work DIR]
@@ -154,23 +155,43 @@ def main(argv=None):
         ms = statistics.mean(median_step_ms(f"{c}.jsonl", args.warmup) for c in copies)
         one_core.append(f"{ms:.1f} ms at micro-batch {micro}")
 
-    plan = os.path.join(work, "cpu-plan.json")
-    stages, ranks, planned = predicted(run([hetc, "plan", args.onnx, "--cluster", cluster,
-                                            *shape, "--profile", ",".join(profiles),
-                                            "-o", plan]))
-    pkg = compile_plan(plan, "cpu-plan")
-    metrics = os.path.join(work, "cpu-plan.jsonl")
-    run(hetrun_command(hetrun, pkg, data, args.steps, metrics))
-    measured = median_step_ms(metrics, args.warmup)
+    profile = ",".join(profiles)
+
+    def predict_and_measure(plan, name, choose):
+        """The plan's predicted and measured step (ms); `choose`: the search
+        writes `plan`, else `plan` is given."""
+        given = ["-o", plan] if choose else ["--plan", plan]
+        stages, ranks, planned = predicted(run([hetc, "plan", args.onnx, "--cluster", cluster,
+                                                *shape, "--profile", profile, *given]))
+        metrics = os.path.join(work, f"{name}.jsonl")
+        run(hetrun_command(hetrun, compile_plan(plan, name), data, args.steps, metrics))
+        return f"{stages} stages, {ranks} ranks", planned, median_step_ms(metrics, args.warmup)
+
+    rows = [predict_and_measure(os.path.join(work, "cpu-plan.json"), "cpu-plan", True)]
+    # A pipeline of the first two cores, half the segments each, two micro-batches
+    # of the measured size under 1F1B: the simulator's schedule, its sends and its
+    # bubble against the runtime's.
+    if args.ranks >= 2:
+        pipeline = os.path.join(work, "cpu-pipeline.json")
+        micro = max(1, args.batch // 2)
+        with open(pipeline, "w") as f:
+            json.dump({"global_batch": args.batch, "schedule": "1f1b", "stages": [
+                {"segments": segment_range, "replicas": [
+                    {"device": f"host/cpu-core:{s}", "samples": [0, args.batch],
+                     "micro_batch": micro}]}
+                for s, segment_range in enumerate([[0, (segments + 1) // 2],
+                                                   [(segments + 1) // 2, segments]])]}, f)
+        layout, planned, measured = predict_and_measure(pipeline, "cpu-pipeline", False)
+        rows.append((f"{layout} (pipeline)", planned, measured))
     print(f"core: {core['tflops'] * 1e3:.1f} GFLOP/s float32 (numpy BLAS, 1 thread), "
           f"{core['bandwidth_GBps']:.1f} GB/s copy; measured profile of one core's whole "
           f"batch, every core at once: {', '.join(one_core)}")
-    print(f"{'model':<14} {'B x T':>8} {'plan':>22} {'predicted ms':>12} {'measured ms':>11} "
+    print(f"{'model':<14} {'B x T':>8} {'plan':>33} {'predicted ms':>12} {'measured ms':>11} "
           f"{'measured/predicted':>18}")
     name = os.path.splitext(os.path.basename(args.onnx))[0]
-    layout = f"{stages} stages, {ranks} ranks"
-    print(f"{name:<14} {f'{args.batch}x{args.seq}':>8} {layout:>22} {planned:>12.3f} "
-          f"{measured:>11.3f} {measured / planned:>18.2f}")
+    for layout, planned, measured in rows:
+        print(f"{name:<14} {f'{args.batch}x{args.seq}':>8} {layout:>33} {planned:>12.3f} "
+              f"{measured:>11.3f} {measured / planned:>18.2f}")
     return 0
 
 
