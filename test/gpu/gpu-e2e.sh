@@ -10,7 +10,9 @@
 #     tolerances (the CPU-vs-CPU plan tests' ones);
 #   - f32 plans on one GPU (hetrun --share-gpu: every rank in its own green
 #     context, messages staged through the host) against the CPU run of the
-#     single-device package;
+#     single-device package, among them a plan whose stages keep their AdamW
+#     state in host memory and update it there (the host spans) and one
+#     whose middle stage relays a gradient;
 #   - CUDA graphs replay exactly what eager launches compute (identical
 #     losses with and without --no-cuda-graphs);
 #   - bf16 (when hetc has --precision): the GPU run's losses within 2% of the
@@ -40,9 +42,12 @@ cases() {
     echo "$model-adamw $model adamw - "
   done
   echo "llama-deep-sgd llama-deep-op17 sgd - "
+  echo "llama-deep-adamw llama-deep-op17 adamw - "
   echo "llama-deep-three-uneven llama-deep-op17 sgd llama-deep-sgd --plan $inputs/three-uneven-stages.json"
   echo "llama-deep-replicas llama-deep-op17 sgd llama-deep-sgd --plan $inputs/replicas-2-1-3.json"
+  echo "llama-deep-offload llama-deep-op17 adamw llama-deep-adamw --plan $inputs/offload-optimizer.json"
   echo "gpt2-tiny-demo-box gpt2-tiny-op17 sgd gpt2-tiny-op17-sgd --plan $models/plans/demo-box-gpt2-tiny.json"
+  echo "gpt2-tiny-relay gpt2-tiny-op17 sgd gpt2-tiny-op17-sgd --plan $inputs/gpt2-tiny-relay.json"
   if hetc compile --help 2>/dev/null | grep -q -- --precision; then
     echo "gpt2-tiny-bf16 gpt2-tiny-op17 adamw gpt2-tiny-op17-adamw --precision bf16"
     echo "llama-tiny-bf16 llama-tiny-op17 adamw llama-tiny-op17-adamw --precision bf16"
