@@ -346,14 +346,16 @@ std::optional<double> CostModel::kernelSeconds(const GpuSpec &gpu,
     double flops = flopsPerSample * n, bytes = bytesPerSample * n * byteScale;
     if (flops <= 0 && bytes <= 0)
       continue;
-    std::optional<MeasuredKernel> measured =
-        measuredKernels ? measured_->kernel(gpu.type, precision, name)
-                        : std::nullopt;
+    // A kind that counts FLOPs goes at its measured FLOP rate, one that
+    // counts none at its byte rate, each at the call's size.
+    std::optional<double> measuredPer =
+        measuredKernels
+            ? measured_->kernelSecondsPer(gpu.type, precision, name, samples,
+                                          /*perFlop=*/flops > 0)
+            : std::nullopt;
     int64_t launches = passLaunches(kind, backward, recompute);
-    if (measured && flops > 0 && measured->flops > 0)
-      total += flops * measured->seconds / measured->flops;
-    else if (measured && flops <= 0 && measured->bytes > 0)
-      total += bytes * measured->seconds / measured->bytes;
+    if (measuredPer)
+      total += (flops > 0 ? flops : bytes) * *measuredPer;
     else if (launches > 0)
       total += opRooflineSeconds(gpu, precision, flops, bytes, launches);
     else

@@ -37,8 +37,8 @@ void MeasuredProfile::add(const MeasuredCall &call) {
 }
 
 void MeasuredProfile::addKernel(const MeasuredKernel &kernel) {
-  MeasuredKernel &sum =
-      kernels_[{kernel.deviceType, kernel.precision, kernel.kernel}];
+  MeasuredKernel &sum = kernels_[{kernel.deviceType, kernel.precision,
+                                  kernel.kernel}][kernel.microBatch];
   if (sum.kernel.empty()) {
     sum = kernel;
     return;
@@ -65,7 +65,7 @@ llvm::Error MeasuredProfile::merge(const MeasuredProfile &other) {
       into.seconds += sum.seconds;
       into.count += sum.count;
     }
-  for (const auto &[key, kernel] : other.kernels_)
+  for (const MeasuredKernel &kernel : other.kernels())
     addKernel(kernel);
   return llvm::Error::success();
 }
@@ -120,7 +120,41 @@ MeasuredProfile::kernel(llvm::StringRef deviceType, Precision precision,
   auto found = kernels_.find({deviceType.str(), precision, kernel.str()});
   if (found == kernels_.end())
     return std::nullopt;
-  return found->second;
+  MeasuredKernel sum = found->second.begin()->second;
+  sum.microBatch = 0;
+  for (const auto &[size, sizeSum] : llvm::drop_begin(found->second)) {
+    sum.launches += sizeSum.launches;
+    sum.flops += sizeSum.flops;
+    sum.bytes += sizeSum.bytes;
+    sum.seconds += sizeSum.seconds;
+  }
+  return sum;
+}
+
+std::optional<double>
+MeasuredProfile::kernelSecondsPer(llvm::StringRef deviceType,
+                                  Precision precision, llvm::StringRef kernel,
+                                  int64_t samples, bool perFlop) const {
+  auto found = kernels_.find({deviceType.str(), precision, kernel.str()});
+  if (found == kernels_.end())
+    return std::nullopt;
+  std::vector<std::pair<double, double>> rates; // (size, seconds per unit)
+  for (const auto &[size, sum] : found->second)
+    if (double work = perFlop ? sum.flops : sum.bytes; work > 0)
+      rates.emplace_back(static_cast<double>(size), sum.seconds / work);
+  if (rates.empty())
+    return std::nullopt;
+  double x = static_cast<double>(samples);
+  if (x <= rates.front().first)
+    return rates.front().second;
+  if (x >= rates.back().first)
+    return rates.back().second;
+  auto upper = llvm::upper_bound(rates, x, [](double value, const auto &rate) {
+    return value < rate.first;
+  });
+  auto [x0, y0] = *std::prev(upper);
+  auto [x1, y1] = *upper;
+  return y0 + (y1 - y0) * (x - x0) / (x1 - x0);
 }
 
 bool MeasuredProfile::hasKernels(llvm::StringRef deviceType,
@@ -132,8 +166,9 @@ bool MeasuredProfile::hasKernels(llvm::StringRef deviceType,
 
 std::vector<MeasuredKernel> MeasuredProfile::kernels() const {
   std::vector<MeasuredKernel> all;
-  for (const auto &[key, kernel] : kernels_)
-    all.push_back(kernel);
+  for (const auto &[key, sizes] : kernels_)
+    for (const auto &[size, kernel] : sizes)
+      all.push_back(kernel);
   return all;
 }
 
@@ -162,16 +197,17 @@ std::string MeasuredProfile::toJSON() const {
   }
   os << "\n  ],\n  \"kernels\": [";
   separator = "\n";
-  for (const auto &[key, kernel] : kernels_) {
+  for (const MeasuredKernel &kernel : kernels()) {
     os << separator
        << llvm::formatv("    {{\"device_type\": {0}, \"precision\": \"{1}\", "
-                        "\"kernel\": {2}, \"launches\": {3}, "
-                        "\"flops\": {4:e6}, \"bytes\": {5:e6}, "
-                        "\"seconds\": {6:e6}}",
+                        "\"kernel\": {2}, \"micro_batch\": {3}, "
+                        "\"launches\": {4}, \"flops\": {5:e6}, "
+                        "\"bytes\": {6:e6}, \"seconds\": {7:e6}}",
                         llvm::json::Value(kernel.deviceType),
                         precisionName(kernel.precision),
-                        llvm::json::Value(kernel.kernel), kernel.launches,
-                        kernel.flops, kernel.bytes, kernel.seconds);
+                        llvm::json::Value(kernel.kernel), kernel.microBatch,
+                        kernel.launches, kernel.flops, kernel.bytes,
+                        kernel.seconds);
     separator = ",\n";
   }
   os << "\n  ]\n}\n";
@@ -254,6 +290,10 @@ llvm::Expected<MeasuredProfile> parseMeasuredProfile(llvm::StringRef json,
     std::optional<double> flops = kernel->getNumber("flops");
     std::optional<double> bytes = kernel->getNumber("bytes");
     std::optional<double> seconds = kernel->getNumber("seconds");
+    // Sizes are newer than the kernels: 0 where the file has none.
+    std::optional<int64_t> microBatch = kernel->get("micro_batch")
+                                            ? kernel->getInteger("micro_batch")
+                                            : std::optional<int64_t>(0);
     std::optional<Precision> precision =
         precisionText ? parsePrecision(*precisionText) : std::nullopt;
     if (!type || type->empty() || !name || name->empty() || !precision)
@@ -264,8 +304,10 @@ llvm::Expected<MeasuredProfile> parseMeasuredProfile(llvm::StringRef json,
       return fail(where + ": \"launches\" must be a positive integer, "
                           "\"flops\" and \"bytes\" numbers >= 0 and "
                           "\"seconds\" a number > 0");
+    if (!microBatch || *microBatch < 0)
+      return fail(where + ": \"micro_batch\" must be an integer >= 0");
     profile.addKernel({type->str(), *precision, name->str(), *launches, *flops,
-                       *bytes, *seconds});
+                       *bytes, *seconds, *microBatch});
   }
   return profile;
 }

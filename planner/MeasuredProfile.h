@@ -2,8 +2,9 @@
 //
 // What a segment's forward or backward took on a device type, in a
 // precision, per call of a micro-batch size, and what each kernel kind
-// achieved there (its FLOPs and bytes per second): `hetc measure` derives it
-// from a `hetrun --profile` trace, `hetc plan --profile` and `hetc compile
+// achieved there at each size (its FLOPs and bytes per second): `hetc measure`
+// derives it from a `hetrun --profile` trace, `hetc plan --profile` and `hetc
+// compile
 // --profile` hand it to the cost model, which uses it instead of its
 // roofline wherever it covers a call (docs/planner.md, "Measured
 // profiles"). Sizes between two measured ones are interpolated linearly;
@@ -42,9 +43,10 @@ struct MeasuredCall {
   double seconds = 0;
 };
 
-/// The launches of one kernel kind on a device type in a precision: their
-/// FLOPs (hetg's cost conventions), the bytes of the buffers they read and
-/// wrote, and the seconds they took, summed.
+/// The launches of one kernel kind on a device type in a precision, in
+/// calls of one micro-batch size: their FLOPs (hetg's cost conventions),
+/// the bytes of the buffers they read and wrote, and the seconds they took,
+/// summed.
 struct MeasuredKernel {
   std::string deviceType;
   Precision precision = Precision::F32;
@@ -53,6 +55,7 @@ struct MeasuredKernel {
   double flops = 0;
   double bytes = 0;
   double seconds = 0;
+  int64_t microBatch = 0; // 0: not recorded (files before sizes)
 };
 
 class MeasuredProfile {
@@ -67,7 +70,7 @@ public:
   /// Records a call; calls of the same device type, precision, pass,
   /// segment and size are averaged.
   void add(const MeasuredCall &call);
-  /// Adds a kernel kind's launches to the sums of its kind.
+  /// Adds a kernel kind's launches to the sums of its kind and size.
   void addKernel(const MeasuredKernel &kernel);
   /// Adds every call and kernel of `other`, which must measure the same
   /// model shape.
@@ -82,11 +85,20 @@ public:
   /// Every measured call (averages), in a fixed order.
   std::vector<MeasuredCall> calls() const;
 
-  /// The sums of kernel kind `kernel` on `deviceType` in `precision`, or
-  /// nullopt when none of its launches was measured.
+  /// The sums of kernel kind `kernel` on `deviceType` in `precision` over
+  /// every size, or nullopt when none of its launches was measured.
   std::optional<MeasuredKernel> kernel(llvm::StringRef deviceType,
                                        Precision precision,
                                        llvm::StringRef kernel) const;
+  /// Seconds per FLOP (`perFlop`) or per byte that kind `kernel` takes on
+  /// `deviceType` in `precision` in a call of `samples` samples: the rate
+  /// measured at that micro-batch size, linear between two measured sizes,
+  /// the nearest one's outside them. nullopt where none of its launches was
+  /// measured or they count none of that work.
+  std::optional<double> kernelSecondsPer(llvm::StringRef deviceType,
+                                         Precision precision,
+                                         llvm::StringRef kernel,
+                                         int64_t samples, bool perFlop) const;
   /// Whether any kernel kind was measured on `deviceType` in `precision`.
   bool hasKernels(llvm::StringRef deviceType, Precision precision) const;
   /// Every measured kernel kind, in a fixed order.
@@ -107,8 +119,9 @@ private:
   int64_t numSegments_ = 0;
   /// By (device type, precision, pass, segment), then micro-batch size.
   std::map<Key, std::map<int64_t, Sum>> calls_;
-  /// By (device type, precision, kernel).
-  std::map<std::tuple<std::string, Precision, std::string>, MeasuredKernel>
+  /// By (device type, precision, kernel), then micro-batch size.
+  std::map<std::tuple<std::string, Precision, std::string>,
+           std::map<int64_t, MeasuredKernel>>
       kernels_;
 };
 

@@ -241,9 +241,9 @@ int runMeasure() {
   // in each. Recomputed forwards are left out: the planner adds the forward
   // again for stages that recompute.
   std::map<std::tuple<int, int, planner::Pass, int64_t>, double> totals;
-  // Every compute launch of the measured steps, by device type, precision
-  // and kernel: the rate each kernel kind achieves.
-  std::map<std::tuple<std::string, planner::Precision, std::string>,
+  // Every compute launch of the measured steps, by device type, precision,
+  // kernel and micro-batch size: the rate each kernel kind achieves there.
+  std::map<std::tuple<std::string, planner::Precision, std::string, int64_t>,
            planner::MeasuredKernel>
       kernels;
   for (const TimedLaunch &launch : launches) {
@@ -251,11 +251,13 @@ int runMeasure() {
       continue;
     const RankPlacement &placement = (*ranks)[launch.rank];
     const pkg::Instruction &instruction = *launch.instruction;
-    planner::MeasuredKernel &kernel = kernels[{
-        placement.deviceType, placement.precision, instruction.kernel()}];
+    planner::MeasuredKernel &kernel =
+        kernels[{placement.deviceType, placement.precision,
+                 instruction.kernel(), placement.microBatch}];
     kernel.deviceType = placement.deviceType;
     kernel.precision = placement.precision;
     kernel.kernel = instruction.kernel();
+    kernel.microBatch = placement.microBatch;
     ++kernel.launches;
     kernel.flops += static_cast<double>(instruction.flops());
     kernel.bytes += bytesOf(programs[launch.rank], instruction);
@@ -315,16 +317,17 @@ int runMeasure() {
         std::get<0>(key).c_str(), std::get<1>(key).c_str(),
         static_cast<long long>(std::get<2>(key)), times.first * 1e3,
         times.second * 1e3);
-  llvm::outs() << "per kernel kind (FLOPs and bytes of its buffers per "
-                  "second):\n";
+  llvm::outs() << "per kernel kind and micro-batch (FLOPs and bytes of its "
+                  "buffers per second):\n";
   for (const planner::MeasuredKernel &kernel : measured.kernels())
     llvm::outs() << llvm::format(
-        "  %-20s %-5s %-22s %6lld launches %10.3f ms %9.2f GFLOP/s %9.2f "
-        "GB/s\n",
+        "  %-20s %-5s %-22s %4lld %6lld launches %10.3f ms %9.2f GFLOP/s "
+        "%9.2f GB/s\n",
         kernel.deviceType.c_str(),
         planner::precisionName(kernel.precision).str().c_str(),
-        kernel.kernel.c_str(), static_cast<long long>(kernel.launches),
-        kernel.seconds * 1e3, kernel.flops / kernel.seconds / 1e9,
+        kernel.kernel.c_str(), static_cast<long long>(kernel.microBatch),
+        static_cast<long long>(kernel.launches), kernel.seconds * 1e3,
+        kernel.flops / kernel.seconds / 1e9,
         kernel.bytes / kernel.seconds / 1e9);
   llvm::outs() << "wrote " << outputPath << "\n";
   return kExitSuccess;

@@ -218,6 +218,71 @@ TEST(MeasuredProfile, KernelKindsAreSummedMergedAndSurviveTheJson) {
             "> 0");
 }
 
+TEST(MeasuredProfile, KernelRatesFollowTheMicroBatchSize) {
+  // matmul measured at micro-batch 2 at 1 TFLOP/s and at 8 at 4 TFLOP/s;
+  // a transpose (no FLOPs) at 1 GB/s at micro-batch 2 only.
+  MeasuredProfile profile("m", 16, 2);
+  auto sized = [](const char *name, double flops, double bytes, double seconds,
+                  int64_t microBatch) {
+    MeasuredKernel measured = kernel(name, flops, bytes, seconds);
+    measured.microBatch = microBatch;
+    return measured;
+  };
+  profile.addKernel(sized("matmul", 2e9, 1e6, 2e-3, 2));
+  profile.addKernel(sized("matmul", 8e9, 4e6, 2e-3, 8));
+  profile.addKernel(sized("transpose", 0, 4e6, 4e-3, 2));
+  auto perFlop = [&](int64_t samples) {
+    return profile.kernelSecondsPer("X1", Precision::F32, "matmul", samples,
+                                    /*perFlop=*/true);
+  };
+  EXPECT_DOUBLE_EQ(*perFlop(2), 1e-12);
+  EXPECT_DOUBLE_EQ(*perFlop(8), 0.25e-12);
+  // Linear between the sizes, the nearest one's outside them.
+  EXPECT_DOUBLE_EQ(*perFlop(5), 0.625e-12);
+  EXPECT_DOUBLE_EQ(*perFlop(1), 1e-12);
+  EXPECT_DOUBLE_EQ(*perFlop(64), 0.25e-12);
+  EXPECT_DOUBLE_EQ(
+      *profile.kernelSecondsPer("X1", Precision::F32, "transpose", 4, false),
+      1e-9);
+  EXPECT_FALSE(
+      profile.kernelSecondsPer("X1", Precision::F32, "transpose", 4, true));
+  EXPECT_FALSE(
+      profile.kernelSecondsPer("X1", Precision::BF16, "matmul", 4, true));
+  // The sums over the sizes.
+  EXPECT_DOUBLE_EQ(profile.kernel("X1", Precision::F32, "matmul")->flops, 10e9);
+
+  // The sizes survive the JSON; a file without them reads as one size.
+  llvm::Expected<MeasuredProfile> read =
+      parseMeasuredProfile(profile.toJSON(), "p.json");
+  ASSERT_TRUE(static_cast<bool>(read)) << llvm::toString(read.takeError());
+  EXPECT_DOUBLE_EQ(
+      *read->kernelSecondsPer("X1", Precision::F32, "matmul", 5, true),
+      0.625e-12);
+  llvm::Expected<MeasuredProfile> unsized = parseMeasuredProfile(R"({
+      "format": "hetc-measured-profile", "version": 1, "model": "m",
+      "seq_len": 16, "segments": 2, "calls": [], "kernels": [
+        {"device_type": "X1", "precision": "f32", "kernel": "matmul",
+         "launches": 1, "flops": 1e9, "bytes": 0, "seconds": 1e-3}]})",
+                                                                 "p.json");
+  ASSERT_TRUE(static_cast<bool>(unsized))
+      << llvm::toString(unsized.takeError());
+  EXPECT_EQ(unsized->kernels()[0].microBatch, 0);
+  EXPECT_DOUBLE_EQ(
+      *unsized->kernelSecondsPer("X1", Precision::F32, "matmul", 7, true),
+      1e-12);
+
+  // The cost model takes the rate at the call's size: segment 0's forward
+  // is 1e9 FLOPs of matmul a sample.
+  Cluster cluster = makeCluster({1});
+  ModelProfile model = uniformProfile(2);
+  for (SegmentCost &segment : model.segments)
+    segment.kinds["matmul"] = {1e9, 2e9, 0, 0};
+  CostModel cost(cluster, model);
+  cost.useMeasurements(profile);
+  EXPECT_NEAR(cost.computeSeconds(0, 0, 1, false, 2), 2e9 * 1e-12, 1e-15);
+  EXPECT_NEAR(cost.computeSeconds(0, 0, 1, false, 8), 8e9 * 0.25e-12, 1e-15);
+}
+
 TEST(MeasuredProfile, CostModelTimesUnmeasuredSegmentsByTheirKinds) {
   Cluster cluster = makeCluster({2});
   ModelProfile profile = uniformProfile(3);

@@ -5,7 +5,8 @@ the measured profile.
 
 From the trace alone (each launch's pid, step, duration, segment and phase), the plan
 (device names NODE/TYPE:INDEX, micro-batches) and WARMUP (steps left out), recomputes
-every call's seconds and every kernel kind's launches and seconds and compares them
+every call's seconds and every kernel kind's launches and seconds (per micro-batch
+size) and compares them
 with PROFILE.json; checks that every stage's
 segments were measured forward and backward; then that each rank's predicted compute
 in PLAN_OUTPUT.txt (`hetc plan --plan PLAN.json --profile PROFILE.json`) is its
@@ -58,11 +59,13 @@ def main(trace_path, plan_path, profile_path, warmup, plan_output_path):
         if e["args"]["step"] in steps:
             stage, replica = ranks[e["pid"]]
             device_type = replica["device"].split("/")[1].split(":")[0]
-            kernel = kernels[(device_type, stage.get("precision", "f32"), e["name"])]
+            samples = replica["samples"][1] - replica["samples"][0]
+            kernel = kernels[(device_type, stage.get("precision", "f32"), e["name"],
+                              replica.get("micro_batch", samples))]
             kernel[0] += 1
             kernel[1] += e["dur"] * 1e-6
-    got_kernels = {(k["device_type"], k["precision"], k["kernel"]): (k["launches"], k["seconds"])
-                   for k in profile["kernels"]}
+    got_kernels = {(k["device_type"], k["precision"], k["kernel"], k["micro_batch"]):
+                   (k["launches"], k["seconds"]) for k in profile["kernels"]}
     if set(got_kernels) != set(kernels):
         fail(f"kernel kinds {sorted(set(got_kernels) ^ set(kernels))} differ")
     for key, (launches, seconds) in kernels.items():
