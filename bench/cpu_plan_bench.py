@@ -11,7 +11,9 @@ keeps it); `hetc measure` turns the traces into a measured profile (seconds per
 segment's forward and backward per micro-batch size). The plan the search then chooses
 for all the cores with those profiles (`hetc plan --profile`) is predicted and
 measured, and so is a pipeline of two cores (half the segments each, two micro-batches
-under 1F1B), which checks the simulator's schedule, sends and bubble.
+under 1F1B), which checks the simulator's schedule, sends and bubble. Each plan is also
+predicted without the profiles ("unmeasured": the roofline per op of the core's peak and
+bandwidth).
 
     cpu_plan_bench.py --bin BUILD/bin --onnx MODEL.onnx --batch B --seq T --vocab V
                       [--ranks N] [--steps K] [--warmup W] [--work DIR]
@@ -163,9 +165,14 @@ def main(argv=None):
         given = ["-o", plan] if choose else ["--plan", plan]
         stages, ranks, planned = predicted(run([hetc, "plan", args.onnx, "--cluster", cluster,
                                                 *shape, "--profile", profile, *given]))
+        # The same plan without the measurements: the roofline per op of the
+        # core's peak and bandwidth.
+        roofline = predicted(run([hetc, "plan", args.onnx, "--cluster", cluster, *shape,
+                                  "--plan", plan]))[2]
         metrics = os.path.join(work, f"{name}.jsonl")
         run(hetrun_command(hetrun, compile_plan(plan, name), data, args.steps, metrics))
-        return f"{stages} stages, {ranks} ranks", planned, median_step_ms(metrics, args.warmup)
+        return (f"{stages} stages, {ranks} ranks", planned, roofline,
+                median_step_ms(metrics, args.warmup))
 
     rows = [predict_and_measure(os.path.join(work, "cpu-plan.json"), "cpu-plan", True)]
     # A pipeline of the first two cores, half the segments each, two micro-batches
@@ -181,17 +188,19 @@ def main(argv=None):
                      "micro_batch": micro}]}
                 for s, segment_range in enumerate([[0, (segments + 1) // 2],
                                                    [(segments + 1) // 2, segments]])]}, f)
-        layout, planned, measured = predict_and_measure(pipeline, "cpu-pipeline", False)
-        rows.append((f"{layout} (pipeline)", planned, measured))
+        layout, planned, roofline, measured = predict_and_measure(pipeline, "cpu-pipeline",
+                                                                  False)
+        rows.append((f"{layout} (pipeline)", planned, roofline, measured))
     print(f"core: {core['tflops'] * 1e3:.1f} GFLOP/s float32 (numpy BLAS, 1 thread), "
           f"{core['bandwidth_GBps']:.1f} GB/s copy; measured profile of one core's whole "
           f"batch, every core at once: {', '.join(one_core)}")
     print(f"{'model':<14} {'B x T':>8} {'plan':>33} {'predicted ms':>12} {'measured ms':>11} "
-          f"{'measured/predicted':>18}")
+          f"{'measured/predicted':>18} {'unmeasured ms':>13} {'measured/unmeasured':>19}")
     name = os.path.splitext(os.path.basename(args.onnx))[0]
-    for layout, planned, measured in rows:
+    for layout, planned, roofline, measured in rows:
         print(f"{name:<14} {f'{args.batch}x{args.seq}':>8} {layout:>33} {planned:>12.3f} "
-              f"{measured:>11.3f} {measured / planned:>18.2f}")
+              f"{measured:>11.3f} {measured / planned:>18.2f} {roofline:>13.3f} "
+              f"{measured / roofline:>19.2f}")
     return 0
 
 
