@@ -31,22 +31,6 @@ Precision lowPrecisionFor(llvm::ArrayRef<const GpuSpec *> gpus) {
              : Precision::F16;
 }
 
-double peakFlopsIn(const GpuSpec &gpu, Precision precision) {
-  switch (precision) {
-  case Precision::BF16:
-    if (gpu.bf16Tflops > 0)
-      return gpu.bf16Tflops * 1e12;
-    break;
-  case Precision::F16:
-    if (gpu.fp16Tflops > gpu.fp32Tflops)
-      return gpu.fp16Tflops * 1e12;
-    break;
-  case Precision::F32:
-    break;
-  }
-  return gpu.fp32Tflops * 1e12;
-}
-
 Precision trainingPrecision(const GpuSpec &gpu) {
   if (gpu.supportsBf16())
     return Precision::BF16;
@@ -77,13 +61,6 @@ double defaultMaxEfficiency(llvm::StringRef type) {
 /// The curve's half point as a fixed cost per call: a call of F FLOPs takes
 /// (F + half) / (peak * max) seconds, so half = overhead * peak * max.
 constexpr double kCallOverheadSeconds = 20e-6;
-
-/// The per-op roofline (docs/planner.md, "Cost model"): the fraction of the
-/// precision's peak a large kernel reaches (cuBLAS's GEMMs reach 70-90% on
-/// large shapes), and the fixed time of each launch (its launch, and the
-/// ramp-up and tail of its waves), which makes small calls inefficient.
-constexpr double kKernelMaxEfficiency = 0.8;
-constexpr double kLaunchSeconds = 4e-6;
 
 Efficiency defaultEfficiency(const GpuSpec &gpu) {
   Efficiency curve;
@@ -202,6 +179,12 @@ void CostModel::calibrate(llvm::StringRef type,
   efficiencies_[type] = {bestMaxEfficiency(flops, fractions, half).first, half};
 }
 
+const KernelRoofline &CostModel::kernelRoofline(llvm::StringRef type) const {
+  static const KernelRoofline defaults;
+  auto it = kernelRooflines_.find(type);
+  return it == kernelRooflines_.end() ? defaults : it->second;
+}
+
 const Efficiency &CostModel::efficiency(llvm::StringRef type) const {
   static const Efficiency fallback;
   auto it = efficiencies_.find(type);
@@ -228,6 +211,17 @@ void CostModel::useMeasurements(const MeasuredProfile &measured) {
   }
   for (const auto &[type, typePoints] : points)
     calibrate(type, typePoints);
+  // Each measured type's kernels, in every precision, fit its roofline
+  // per op.
+  llvm::StringMap<std::vector<MeasuredKernel>> kernels;
+  for (const MeasuredKernel &kernel : measured.kernels())
+    kernels[kernel.deviceType].push_back(kernel);
+  for (const auto &[type, typeKernels] : kernels) {
+    auto device = llvm::find_if(
+        cluster_.devices, [&](const Device &d) { return d.gpu.type == type; });
+    if (device != cluster_.devices.end())
+      kernelRooflines_[type] = fitKernelRoofline(device->gpu, typeKernels);
+  }
 }
 
 std::optional<double>
@@ -312,19 +306,6 @@ double CostModel::rooflineSeconds(const GpuSpec &gpu, Precision precision,
   return std::max(computeTime, memoryTime);
 }
 
-double CostModel::opRooflineSeconds(const GpuSpec &gpu, Precision precision,
-                                    double flops, double bytes,
-                                    int64_t launches) const {
-  // Each launch computes its share at the kernels' fraction of the peak or
-  // moves its bytes at the memory bandwidth, whichever takes longer, after
-  // its fixed time.
-  double computeTime =
-      flops / (peakFlopsIn(gpu, precision) * kKernelMaxEfficiency);
-  double memoryTime = bytes / (gpu.memoryBandwidthGBps * 1e9);
-  return static_cast<double>(launches) * kLaunchSeconds +
-         std::max(computeTime, memoryTime);
-}
-
 std::optional<double> CostModel::kernelSeconds(const GpuSpec &gpu,
                                                Precision precision,
                                                const SegmentCost &range,
@@ -357,7 +338,8 @@ std::optional<double> CostModel::kernelSeconds(const GpuSpec &gpu,
     if (measuredPer)
       total += (flops > 0 ? flops : bytes) * *measuredPer;
     else if (launches > 0)
-      total += opRooflineSeconds(gpu, precision, flops, bytes, launches);
+      total += kernelRoofline(gpu.type).seconds(gpu, precision, flops, bytes,
+                                                launches);
     else
       total += rooflineSeconds(gpu, precision, flops, bytes);
   }

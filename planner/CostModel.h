@@ -28,6 +28,7 @@
 #define HETC_PLANNER_COSTMODEL_H
 
 #include "planner/Cluster.h"
+#include "planner/KernelRoofline.h"
 #include "planner/MeasuredProfile.h"
 #include "planner/ModelProfile.h"
 #include "planner/Schedule.h"
@@ -42,10 +43,6 @@ constexpr int64_t kElementBytes = 4;
 
 /// Bytes of an activation element in `precision`.
 int64_t activationElementBytes(Precision precision);
-
-/// Peak FLOP/s computing in `precision`: the tensor rate where the GPU has
-/// one, else the f32 rate (bf16 and f16 kernels compute in f32).
-double peakFlopsIn(const GpuSpec &gpu, Precision precision);
 
 /// The fastest precision a device has: bf16, else f16 on tensor cores, else
 /// f32.
@@ -95,9 +92,14 @@ public:
   void calibrate(llvm::StringRef type, llvm::ArrayRef<Measurement> points);
   const Efficiency &efficiency(llvm::StringRef type) const;
 
+  /// The roofline per op of `type`: the defaults, or fitted to its
+  /// measured kernels.
+  const KernelRoofline &kernelRoofline(llvm::StringRef type) const;
+
   /// Times calls by `measured` where it covers them, and calibrates each
-  /// measured type's efficiency curve by its calls for the rest. `measured`
-  /// must outlive the cost model and describe its model profile's shape.
+  /// measured type's roofline per op by its kernels and its efficiency
+  /// curve by its calls for the rest. `measured` must outlive the cost
+  /// model and describe its model profile's shape.
   void useMeasurements(const MeasuredProfile &measured);
 
   /// The precision of a stage on the devices `devices` (cluster indices)
@@ -175,6 +177,7 @@ private:
   const ModelProfile &profile_;
   PrecisionChoice precision_;
   llvm::StringMap<Efficiency> efficiencies_;
+  llvm::StringMap<KernelRoofline> kernelRooflines_;
   const MeasuredProfile *measured_ = nullptr;
 
   /// The measured seconds of the call, where `measured_` covers it.
@@ -196,11 +199,6 @@ private:
   /// max(compute at the efficiency curve, bytes over memory bandwidth).
   double rooflineSeconds(const GpuSpec &gpu, Precision precision, double flops,
                          double bytes) const;
-  /// `launches` ops sharing `flops` and `bytes`: a fixed time per launch,
-  /// then the longer of the FLOPs at the kernels' fraction of the
-  /// precision's peak and the bytes over the memory bandwidth.
-  double opRooflineSeconds(const GpuSpec &gpu, Precision precision,
-                           double flops, double bytes, int64_t launches) const;
 };
 
 } // namespace hetc::planner

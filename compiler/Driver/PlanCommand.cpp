@@ -26,6 +26,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
+
 using namespace mlir;
 namespace cl = llvm::cl;
 
@@ -333,11 +335,30 @@ int runPlan() {
   const planner::Plan &plan = chosen->plan;
   const planner::SimulationResult &predicted = chosen->predicted;
 
-  llvm::outs() << "model " << modelName << ": "
-               << input->profile.numSegments() << " segments; cluster "
-               << input->cluster.name << ": " << input->cluster.devices.size()
-               << " devices; batch " << globalBatch << " x seq " << seqLength
-               << "\n\n";
+  llvm::outs() << "model " << modelName << ": " << input->profile.numSegments()
+               << " segments; cluster " << input->cluster.name << ": "
+               << input->cluster.devices.size() << " devices; batch "
+               << globalBatch << " x seq " << seqLength << "\n";
+  // What the measured kernels say of each type's roofline per op, for the
+  // calls the measurements do not cover.
+  if (input->measured) {
+    std::map<std::string, int> kinds;
+    for (const planner::MeasuredKernel &kernel : input->measured->kernels())
+      if (llvm::any_of(input->cluster.devices,
+                       [&](const planner::Device &device) {
+                         return device.gpu.type == kernel.deviceType;
+                       }))
+        ++kinds[kernel.deviceType];
+    for (const auto &[type, count] : kinds) {
+      const planner::KernelRoofline &roofline = cost.kernelRoofline(type);
+      llvm::outs() << llvm::format(
+          "measured %s: roofline per op at %.0f%% of peak, %.1f us a launch "
+          "(fitted to %d kernel kinds and sizes)\n",
+          type.c_str(), roofline.efficiency * 100, roofline.launchSeconds * 1e6,
+          count);
+    }
+  }
+  llvm::outs() << "\n";
   llvm::outs() << (givenPlanPath.empty()
                        ? planner::strategyName(*strategy).str()
                        : "plan " + givenPlanPath)

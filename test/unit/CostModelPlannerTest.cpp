@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 using namespace hetc::planner;
 using namespace hetc::planner::testing;
 
@@ -110,6 +112,44 @@ TEST(CostModelPlanner, CountedOpKindsAreARooflinePerOp) {
   profile.segments[0].kinds["softmax"] = {1e8, 0, 0, 0};
   expectNear(forward(1) + (1e8 + 8e7) / 4e12,
              cost.computeSeconds(0, 0, 1, false, 1));
+}
+
+TEST(CostModelPlanner, KernelRooflineFitRecoversExactTimings) {
+  // Kernels timed exactly by a roofline of 50% of X1's peak and 10 us per
+  // launch: compute-bound ones at two sizes, a memory-bound one, a small
+  // one where the launches dominate.
+  GpuSpec gpu = x1Gpu();
+  KernelRoofline truth{0.5, 10e-6};
+  std::vector<MeasuredKernel> kernels;
+  for (auto [flops, bytes, launches] :
+       {std::tuple{1e10, 1e6, 10}, std::tuple{4e10, 4e6, 10},
+        std::tuple{1e7, 4e8, 10}, std::tuple{1e8, 1e5, 100}})
+    kernels.push_back(
+        {"X1", Precision::F32, "k" + std::to_string(kernels.size()), launches,
+         flops, bytes,
+         truth.seconds(gpu, Precision::F32, flops, bytes, launches)});
+  KernelRoofline fitted = fitKernelRoofline(gpu, kernels);
+  EXPECT_NEAR(fitted.efficiency, 0.5, 5e-4);
+  EXPECT_NEAR(fitted.launchSeconds, 10e-6, 1e-8);
+  // Nothing timed: the defaults.
+  KernelRoofline defaults = fitKernelRoofline(gpu, {});
+  EXPECT_EQ(defaults.efficiency, KernelRoofline().efficiency);
+  EXPECT_EQ(defaults.launchSeconds, KernelRoofline().launchSeconds);
+
+  // A cost model measuring X1's kernels in f32 times a bf16 call, which no
+  // kernel measured, by the fitted roofline per op.
+  Cluster cluster = makeCluster({1});
+  ModelProfile profile = uniformProfile(1);
+  profile.segments[0].kinds["matmul"] = {1e9, 2e9, 1e6, 2e6, 2, 4};
+  MeasuredProfile measured("uniform", 16, 1);
+  for (const MeasuredKernel &kernel : kernels)
+    measured.addKernel(kernel);
+  CostModel cost(cluster, profile);
+  cost.useMeasurements(measured);
+  EXPECT_NEAR(cost.kernelRoofline("X1").efficiency, 0.5, 5e-4);
+  // X1 has no tensor rate: bf16 at 10 TFLOP/s x 50%, bytes halved.
+  expectNear(2 * 10e-6 + 8e9 / 5e12,
+             cost.computeSeconds(0, 0, 1, false, 8, false, Precision::BF16));
 }
 
 TEST(CostModelPlanner, MemoryBoundCallsTakeTheirBytesOverBandwidth) {
