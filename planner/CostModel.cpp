@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "planner/CostModel.h"
+#include "planner/Minimize.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -157,25 +158,8 @@ void CostModel::calibrate(llvm::StringRef type,
   auto errorAt = [&](double logHalf) {
     return bestMaxEfficiency(flops, fractions, std::exp(logHalf)).second;
   };
-  double low = std::log(1.0), high = std::log(1e18);
-  constexpr int kGrid = 360;
-  double step = (high - low) / kGrid, best = low, bestError = errorAt(low);
-  for (int i = 1; i <= kGrid; ++i)
-    if (double error = errorAt(low + i * step); error < bestError) {
-      best = low + i * step;
-      bestError = error;
-    }
-  // Golden-section search on the bracket around the best grid point.
-  double a = best - step, b = best + step;
-  const double ratio = (std::sqrt(5.0) - 1) / 2;
-  for (int i = 0; i < 100; ++i) {
-    double c = b - ratio * (b - a), d = a + ratio * (b - a);
-    if (errorAt(c) < errorAt(d))
-      b = d;
-    else
-      a = c;
-  }
-  double half = std::exp((a + b) / 2);
+  double half =
+      std::exp(scanThenRefine(std::log(1.0), std::log(1e18), 360, errorAt));
   efficiencies_[type] = {bestMaxEfficiency(flops, fractions, half).first, half};
 }
 

@@ -1,10 +1,10 @@
 //===- KernelRoofline.cpp - the roofline per op and its fit ---------------===//
 
 #include "planner/KernelRoofline.h"
+#include "planner/Minimize.h"
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 
 namespace hetc::planner {
 
@@ -33,27 +33,9 @@ double KernelRoofline::seconds(const GpuSpec &gpu, Precision precision,
          std::max(computeTime, memoryTime);
 }
 
-namespace {
-
-/// The minimum of a function unimodal on [low, high], by golden section.
-double goldenMinimum(double low, double high,
-                     const std::function<double(double)> &error) {
-  const double ratio = (std::sqrt(5.0) - 1) / 2;
-  for (int i = 0; i < 80; ++i) {
-    double c = high - ratio * (high - low), d = low + ratio * (high - low);
-    if (error(c) < error(d))
-      high = d;
-    else
-      low = c;
-  }
-  return (low + high) / 2;
-}
-
-} // namespace
-
 KernelRoofline fitKernelRoofline(const GpuSpec &gpu,
                                  llvm::ArrayRef<MeasuredKernel> kernels) {
-  KernelRoofline best;
+  KernelRoofline defaults;
   bool anyFlops = false, anyTime = false;
   for (const MeasuredKernel &kernel : kernels) {
     anyTime |= kernel.seconds > 0 && kernel.launches > 0;
@@ -61,7 +43,7 @@ KernelRoofline fitKernelRoofline(const GpuSpec &gpu,
   }
   if (!anyTime || peakFlopsIn(gpu, Precision::F32) <= 0 ||
       gpu.memoryBandwidthGBps <= 0)
-    return best;
+    return defaults;
   auto error = [&](const KernelRoofline &roofline) {
     double sum = 0;
     for (const MeasuredKernel &kernel : kernels) {
@@ -79,7 +61,7 @@ KernelRoofline fitKernelRoofline(const GpuSpec &gpu,
   // counts FLOPs), then the launch time on a log scale: a scan of 1 ns to
   // 10 ms, refined around the best.
   auto fitted = [&](double logLaunch) {
-    KernelRoofline roofline = best;
+    KernelRoofline roofline = defaults;
     roofline.launchSeconds = std::exp(logLaunch);
     if (anyFlops)
       roofline.efficiency = goldenMinimum(1e-3, 1, [&](double efficiency) {
@@ -89,19 +71,10 @@ KernelRoofline fitKernelRoofline(const GpuSpec &gpu,
       });
     return roofline;
   };
-  double low = std::log(1e-9), high = std::log(1e-2);
-  constexpr int kGrid = 70;
-  double step = (high - low) / kGrid, bestLog = low;
-  double bestError = error(fitted(low));
-  for (int i = 1; i <= kGrid; ++i)
-    if (double e = error(fitted(low + i * step)); e < bestError) {
-      bestError = e;
-      bestLog = low + i * step;
-    }
-  return fitted(goldenMinimum(bestLog - step, bestLog + step,
-                              [&](double logLaunch) {
-                                return error(fitted(logLaunch));
-                              }));
+  return fitted(
+      scanThenRefine(std::log(1e-9), std::log(1e-2), 70, [&](double logLaunch) {
+        return error(fitted(logLaunch));
+      }));
 }
 
 } // namespace hetc::planner
