@@ -13,6 +13,7 @@
 #include "planner/SearchSpace.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace hetc::planner {
@@ -190,15 +191,30 @@ llvm::Expected<PlanResult> BestCandidate::take() {
     return small ? llvm::formatv("{0:f2} MB", bytes / 1e6).str()
                  : llvm::formatv("{0:f1} GB", bytes / 1e9).str();
   };
+  // What the search tried to make the plans fit.
+  std::vector<std::string> tried;
+  if (request.allowRecompute)
+    tried.push_back("recompute");
+  if (request.allowOffload &&
+      builder_.cost().profile().optimizerStatePerParameterByte > 0)
+    tried.push_back("the optimizer state in host memory where it fits there");
+  if (cluster.devices.size() > 1 &&
+      request.sharding.value_or(ShardingKind::Full) == ShardingKind::Full)
+    tried.push_back("the parameters sharded");
+  tried.push_back("one sample per micro-batch");
+  std::string measures = tried.back();
+  if (tried.size() > 1)
+    measures = llvm::join(llvm::ArrayRef(tried).drop_back(), ", ") + " and " +
+               measures;
   return llvm::createStringError(
       llvm::inconvertibleErrorCode(),
       llvm::formatv("no plan fits: device {0} needs {1} but may use {2} ({3}% "
-                    "of its {4}): {5} missing, even with {6}one sample per "
-                    "micro-batch",
+                    "of its {4}): {5} missing, even with {6}; add devices or "
+                    "memory, or train a smaller model",
                     device.name, size(miss.neededBytes), size(miss.usableBytes),
                     static_cast<int>(request.memoryFraction * 100 + 0.5),
                     size(device.gpu.memoryBytes()), size(miss.missingBytes()),
-                    request.allowRecompute ? "recompute and " : "")
+                    measures)
           .str());
 }
 
