@@ -373,11 +373,15 @@ double CostModel::allReduceSeconds(llvm::ArrayRef<int> devices,
   if (!link)
     return 0;
   // Ring all-reduce: a reduce-scatter then an all-gather of n / p each,
-  // 2 (p - 1) steps.
+  // 2 (p - 1) steps. Tree all-reduce: the whole buffer reduced up a binary
+  // tree and broadcast down it, pipelined, 2 log2(p) steps. The
+  // communicators take the faster (NCCL's tuning, MPI's algorithms).
   double p = static_cast<double>(devices.size());
-  return 2 * (p - 1) / p * static_cast<double>(bytes) /
-             (link->bandwidthGBps * 1e9) +
-         2 * (p - 1) * link->latencyUs * 1e-6;
+  double n = static_cast<double>(bytes), beta = link->bandwidthGBps * 1e9;
+  double alpha = link->latencyUs * 1e-6;
+  double ring = 2 * (p - 1) / p * n / beta + 2 * (p - 1) * alpha;
+  double tree = 2 * n / beta + 2 * std::ceil(std::log2(p)) * alpha;
+  return std::min(ring, tree);
 }
 
 double

@@ -20,7 +20,8 @@
 // instead, and a measured kernel kind its measured rate.
 // Transfers: latency + bytes / bandwidth of the link between the devices;
 // their senders only copy the message into a buffer meanwhile.
-// Collectives: rings over the slowest link between consecutive members.
+// Collectives: rings (all-reduce: a ring or a tree, the faster) over the
+// slowest link between consecutive members.
 //
 //===----------------------------------------------------------------------===//
 
@@ -127,8 +128,10 @@ public:
   /// The link a ring over `devices` (in member order) is timed by: the
   /// slowest between consecutive members; null for a single device.
   const Link *ringLink(llvm::ArrayRef<int> devices) const;
-  /// Ring collectives over `devices` (in member order). `bytes` is the
-  /// whole buffer; uneven ones take each member's part.
+  /// Collectives over `devices` (in member order), timed by the slowest
+  /// link between consecutive members: the all-reduce as the faster of a
+  /// ring and a tree, the others as rings. `bytes` is the whole buffer;
+  /// uneven ones take each member's part.
   double allReduceSeconds(llvm::ArrayRef<int> devices, int64_t bytes) const;
   double reduceScatterSeconds(llvm::ArrayRef<int> devices,
                               llvm::ArrayRef<int64_t> partBytes) const;

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <numeric>
 #include <tuple>
 
 using namespace hetc::planner;
@@ -178,7 +179,7 @@ TEST(CostModelPlanner, TransfersTakeLatencyPlusBytesOverBandwidth) {
   expectNear(20e-6 + 1e-3, cost.transferSeconds(1, 2, 1000000));
 }
 
-TEST(CostModelPlanner, AllReduceIsARingOverTheSlowestLink) {
+TEST(CostModelPlanner, AllReduceIsARingOrATreeOverTheSlowestLink) {
   Cluster cluster = makeCluster({2, 1});
   ModelProfile profile = uniformProfile(1);
   CostModel cost(cluster, profile);
@@ -189,6 +190,14 @@ TEST(CostModelPlanner, AllReduceIsARingOverTheSlowestLink) {
   // 4 * 20 us.
   expectNear(0.16 + 80e-6, cost.allReduceSeconds({0, 1, 2}, 120000000));
   EXPECT_EQ(cost.allReduceSeconds({2}, 120000000), 0);
+  // Small buffers over many members go up and down a tree: 16 GPUs of two
+  // nodes, 1 KB: 2 * 1e3 / 1e9 + 2 * log2(16) * 20 us, where the ring's 30
+  // latencies take 600 us.
+  Cluster sixteen = makeCluster({8, 8});
+  CostModel wide(sixteen, profile);
+  std::vector<int> all(16);
+  std::iota(all.begin(), all.end(), 0);
+  expectNear(2e-6 + 160e-6, wide.allReduceSeconds(all, 1000));
 }
 
 TEST(CostModelPlanner, UnevenCollectivesWaitForTheLargestPart) {
