@@ -404,18 +404,28 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
   std::vector<double> busy(numStages), forward(numStages), backward(numStages),
       update(numStages);
   std::vector<int64_t> microBatches(numStages, 0); // the most of a replica
+  // A micro-batch's forward and backward without its send, and the
+  // channels the stage's activations (gradients) cross to the next
+  // (previous) stage.
+  std::vector<double> ownForward(numStages), ownBackward(numStages);
+  std::vector<llvm::SmallVector<int, 4>> forwardChannels(numStages),
+      backwardChannels(numStages);
   // The messages between stages on each channel of the links they cross
   // (LinkChannels.h): the step takes at least the busiest channel's time.
   llvm::DenseMap<int, double> channelSeconds;
   // A send keeps its sender only for the copy into the communicator's
   // buffer; the transfer delays its receiver. Returns both.
-  auto sendAll = [&](const Replica &replica, int from, int to, int64_t bytes) {
+  auto sendAll = [&](const Replica &replica, int from, int to, int64_t bytes,
+                     llvm::SmallVectorImpl<int> &crossed) {
     int64_t messageBytes = replica.microBatch * bytes;
     double seconds = cost_.transferSeconds(from, to, messageBytes);
     llvm::SmallVector<int, 4> path;
     channels_.path(from, to, path);
-    for (int channel : path)
+    for (int channel : path) {
       channelSeconds[channel] += replica.numMicroBatches() * seconds;
+      if (!llvm::is_contained(crossed, channel))
+        crossed.push_back(channel);
+    }
     return std::pair{cost_.stagingSeconds(from, messageBytes), seconds};
   };
   for (size_t s = 0; s < numStages; ++s) {
@@ -455,13 +465,14 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
       if (s + 1 < numStages) {
         auto [staging, transfer] =
             sendAll(replica, devices[r], candidate.devices[s + 1][0],
-                    range.boundaryBytes);
+                    range.boundaryBytes, forwardChannels[s]);
         f += staging;
         forwardTransfer = transfer;
       }
       if (s > 0) {
-        auto [staging, transfer] = sendAll(
-            replica, devices[r], candidate.devices[s - 1][0], inputBytes);
+        auto [staging, transfer] =
+            sendAll(replica, devices[r], candidate.devices[s - 1][0],
+                    inputBytes, backwardChannels[s]);
         b += staging;
         backwardTransfer = transfer;
       }
@@ -471,6 +482,8 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
       slowestBackward = std::max(slowestBackward, b);
       forward[s] = std::max(forward[s], f + forwardTransfer);
       backward[s] = std::max(backward[s], b + backwardTransfer);
+      ownForward[s] = std::max(ownForward[s], f);
+      ownBackward[s] = std::max(ownBackward[s], b);
       optimizer =
           std::max(optimizer, cost_.optimizerSeconds(devices[r], parts[r],
                                                      stage.offloadOptimizer));
@@ -491,20 +504,6 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
     for (int64_t s : tied.stages)
       update[s] += seconds;
   }
-  // Under 1F1B stage s keeps at most S - s micro-batches in flight: it
-  // starts one only when the one that many before has come back, forward
-  // and backward through the stages from s on and the links between them.
-  if (plan.schedule == ScheduleKind::OneForwardOneBackward) {
-    double roundTrip = 0;
-    for (size_t s = numStages; s-- > 0;) {
-      roundTrip += forward[s] + backward[s];
-      int64_t inFlight = std::min<int64_t>(microBatches[s],
-                                           static_cast<int64_t>(numStages - s));
-      if (inFlight > 0)
-        busy[s] = std::max(busy[s], static_cast<double>(microBatches[s]) *
-                                        roundTrip / inFlight);
-    }
-  }
   size_t bottleneck = std::max_element(busy.begin(), busy.end()) - busy.begin();
   double pipeline =
       busy[bottleneck] - forward[bottleneck] - backward[bottleneck];
@@ -515,6 +514,62 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
   for (size_t s = 0; s < numStages; ++s) {
     step = std::max(step, pipeline - ahead + update[s]);
     ahead += backward[s];
+  }
+  // Under 1F1B stage s keeps at most S - s micro-batches in flight: it
+  // starts one only when the one that many before has come back, forward
+  // and backward through the stages from s on and the links between them.
+  // Its micro-batches start after the trip through the stages before it,
+  // and its update overlaps the trip back.
+  if (plan.schedule == ScheduleKind::OneForwardOneBackward) {
+    double roundTrip = 0, before = 0, back = 0;
+    for (size_t s = 0; s < numStages; ++s) {
+      before += s > 0 ? forward[s - 1] : 0;
+      back += s > 0 ? backward[s - 1] : 0;
+    }
+    for (size_t s = numStages; s-- > 0;) {
+      // Its own gradient's send back is not on its round trip.
+      double trip = roundTrip + forward[s] + ownBackward[s];
+      roundTrip += forward[s] + backward[s];
+      int64_t inFlight = std::min<int64_t>(microBatches[s],
+                                           static_cast<int64_t>(numStages - s));
+      if (inFlight > 0)
+        step = std::max(step, before +
+                                  static_cast<double>(microBatches[s]) * trip /
+                                      inFlight +
+                                  std::max(back, update[s]));
+      before -= s > 0 ? forward[s - 1] : 0;
+      back -= s > 0 ? backward[s - 1] : 0;
+    }
+  }
+  // A boundary's messages cross its busiest channel one after another: the
+  // step takes at least the first micro-batch's way to that channel, the
+  // channel's time, and the last message's way on from there (through the
+  // stages after, back to the first, and its update).
+  auto busiest = [&](llvm::ArrayRef<int> crossed) {
+    double seconds = 0;
+    for (int channel : crossed)
+      seconds = std::max(seconds, channelSeconds.lookup(channel));
+    return seconds;
+  };
+  double allForward = 0, allBackward = 0;
+  for (size_t s = 0; s < numStages; ++s) {
+    allForward += forward[s];
+    allBackward += backward[s];
+  }
+  double forwardBefore = 0, backwardBefore = 0;
+  for (size_t s = 0; s < numStages; ++s) {
+    // Activations from stage s on to s + 1.
+    step = std::max(step, forwardBefore + ownForward[s] +
+                              busiest(forwardChannels[s]) +
+                              (allForward - forwardBefore - forward[s]) +
+                              allBackward + update.front());
+    // Gradients from stage s back to s - 1.
+    double backwardAfter = allBackward - backwardBefore - backward[s];
+    step = std::max(step, allForward + backwardAfter + ownBackward[s] +
+                              busiest(backwardChannels[s]) + backwardBefore +
+                              update.front());
+    forwardBefore += forward[s];
+    backwardBefore += backward[s];
   }
   for (const auto &[channel, seconds] : channelSeconds)
     step = std::max(step, seconds);
