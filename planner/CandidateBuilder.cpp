@@ -515,32 +515,34 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
     step = std::max(step, pipeline - ahead + update[s]);
     ahead += backward[s];
   }
+  // The trips through the stages before each one (and after the last),
+  // forward and back, transfers included.
+  std::vector<double> forwardBefore(numStages + 1, 0),
+      backwardBefore(numStages + 1, 0);
+  for (size_t s = 0; s < numStages; ++s) {
+    forwardBefore[s + 1] = forwardBefore[s] + forward[s];
+    backwardBefore[s + 1] = backwardBefore[s] + backward[s];
+  }
+  double allForward = forwardBefore[numStages],
+         allBackward = backwardBefore[numStages];
   // Under 1F1B stage s keeps at most S - s micro-batches in flight: it
   // starts one only when the one that many before has come back, forward
-  // and backward through the stages from s on and the links between them.
-  // Its micro-batches start after the trip through the stages before it,
-  // and its update overlaps the trip back.
-  if (plan.schedule == ScheduleKind::OneForwardOneBackward) {
-    double roundTrip = 0, before = 0, back = 0;
+  // and backward through the stages from s on and the links between them
+  // (not its own gradient's send). Its micro-batches start after the trip
+  // to it, and its update overlaps the trip back.
+  if (plan.schedule == ScheduleKind::OneForwardOneBackward)
     for (size_t s = 0; s < numStages; ++s) {
-      before += s > 0 ? forward[s - 1] : 0;
-      back += s > 0 ? backward[s - 1] : 0;
-    }
-    for (size_t s = numStages; s-- > 0;) {
-      // Its own gradient's send back is not on its round trip.
-      double trip = roundTrip + forward[s] + ownBackward[s];
-      roundTrip += forward[s] + backward[s];
       int64_t inFlight = std::min<int64_t>(microBatches[s],
                                            static_cast<int64_t>(numStages - s));
-      if (inFlight > 0)
-        step = std::max(step, before +
-                                  static_cast<double>(microBatches[s]) * trip /
-                                      inFlight +
-                                  std::max(back, update[s]));
-      before -= s > 0 ? forward[s - 1] : 0;
-      back -= s > 0 ? backward[s - 1] : 0;
+      if (inFlight == 0)
+        continue;
+      double roundTrip = allForward - forwardBefore[s] + allBackward -
+                         backwardBefore[s + 1] + ownBackward[s];
+      step = std::max(step, forwardBefore[s] +
+                                static_cast<double>(microBatches[s]) *
+                                    roundTrip / inFlight +
+                                std::max(backwardBefore[s], update[s]));
     }
-  }
   // A boundary's messages cross its busiest channel one after another: the
   // step takes at least the first micro-batch's way to that channel, the
   // channel's time, and the last message's way on from there (through the
@@ -551,25 +553,16 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
       seconds = std::max(seconds, channelSeconds.lookup(channel));
     return seconds;
   };
-  double allForward = 0, allBackward = 0;
-  for (size_t s = 0; s < numStages; ++s) {
-    allForward += forward[s];
-    allBackward += backward[s];
-  }
-  double forwardBefore = 0, backwardBefore = 0;
   for (size_t s = 0; s < numStages; ++s) {
     // Activations from stage s on to s + 1.
-    step = std::max(step, forwardBefore + ownForward[s] +
-                              busiest(forwardChannels[s]) +
-                              (allForward - forwardBefore - forward[s]) +
-                              allBackward + update.front());
+    step =
+        std::max(step, forwardBefore[s] + ownForward[s] +
+                           busiest(forwardChannels[s]) + allForward -
+                           forwardBefore[s + 1] + allBackward + update.front());
     // Gradients from stage s back to s - 1.
-    double backwardAfter = allBackward - backwardBefore - backward[s];
-    step = std::max(step, allForward + backwardAfter + ownBackward[s] +
-                              busiest(backwardChannels[s]) + backwardBefore +
-                              update.front());
-    forwardBefore += forward[s];
-    backwardBefore += backward[s];
+    step = std::max(step, allForward + allBackward - backwardBefore[s + 1] +
+                              ownBackward[s] + busiest(backwardChannels[s]) +
+                              backwardBefore[s] + update.front());
   }
   for (const auto &[channel, seconds] : channelSeconds)
     step = std::max(step, seconds);
