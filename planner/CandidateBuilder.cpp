@@ -398,20 +398,9 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
   const Plan &plan = candidate.plan;
   const ModelProfile &profile = cost_.profile();
   size_t numStages = plan.stages.size();
-  // Per stage: its busiest replica's step; one micro-batch's forward and
-  // backward with their transfers (the pipeline's fill and drain); the
-  // update.
-  std::vector<double> busy(numStages), forward(numStages), backward(numStages),
-      update(numStages);
-  std::vector<int64_t> microBatches(numStages, 0); // the most of a replica
-  // A micro-batch's forward and backward without its send, and the
-  // channels the stage's activations (gradients) cross to the next
-  // (previous) stage.
-  std::vector<double> ownForward(numStages), ownBackward(numStages);
-  std::vector<llvm::SmallVector<int, 4>> forwardChannels(numStages),
-      backwardChannels(numStages);
+  std::vector<StageTimes> times(numStages);
   // The messages between stages on each channel of the links they cross
-  // (LinkChannels.h): the step takes at least the busiest channel's time.
+  // (LinkChannels.h).
   llvm::DenseMap<int, double> channelSeconds;
   // A send keeps its sender only for the copy into the communicator's
   // buffer; the transfer delays its receiver. Returns both.
@@ -431,6 +420,7 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
   for (size_t s = 0; s < numStages; ++s) {
     const Stage &stage = plan.stages[s];
     const std::vector<int> &devices = candidate.devices[s];
+    StageTimes &stageTimes = times[s];
     StageCosts costs{cost_, stage, {}};
     SegmentCost range = profile.range(stage.firstSegment, stage.endSegment);
     int64_t inputBytes =
@@ -452,7 +442,7 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
       scatter = cost_.reduceScatterSeconds(devices, partBytes);
     }
     bool gathers = lockstep && range.parameters > 0;
-    double optimizer = 0, slowestForward = 0, slowestBackward = 0;
+    double optimizer = 0;
     for (size_t r = 0; r < stage.replicas.size(); ++r) {
       const Replica &replica = stage.replicas[r];
       auto [f, b] = costs.of(devices[r], replica.microBatch);
@@ -465,35 +455,35 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
       if (s + 1 < numStages) {
         auto [staging, transfer] =
             sendAll(replica, devices[r], candidate.devices[s + 1][0],
-                    range.boundaryBytes, forwardChannels[s]);
+                    range.boundaryBytes, stageTimes.forwardChannels);
         f += staging;
         forwardTransfer = transfer;
       }
       if (s > 0) {
         auto [staging, transfer] =
             sendAll(replica, devices[r], candidate.devices[s - 1][0],
-                    inputBytes, backwardChannels[s]);
+                    inputBytes, stageTimes.backwardChannels);
         b += staging;
         backwardTransfer = transfer;
       }
-      busy[s] = std::max(busy[s], replica.numMicroBatches() * (f + b));
-      microBatches[s] = std::max(microBatches[s], replica.numMicroBatches());
-      slowestForward = std::max(slowestForward, f);
-      slowestBackward = std::max(slowestBackward, b);
-      forward[s] = std::max(forward[s], f + forwardTransfer);
-      backward[s] = std::max(backward[s], b + backwardTransfer);
-      ownForward[s] = std::max(ownForward[s], f);
-      ownBackward[s] = std::max(ownBackward[s], b);
+      stageTimes.busy =
+          std::max(stageTimes.busy, replica.numMicroBatches() * (f + b));
+      stageTimes.microBatches =
+          std::max(stageTimes.microBatches, replica.numMicroBatches());
+      stageTimes.forward = std::max(stageTimes.forward, f + forwardTransfer);
+      stageTimes.backward = std::max(stageTimes.backward, b + backwardTransfer);
+      stageTimes.ownForward = std::max(stageTimes.ownForward, f);
+      stageTimes.ownBackward = std::max(stageTimes.ownBackward, b);
       optimizer =
           std::max(optimizer, cost_.optimizerSeconds(devices[r], parts[r],
                                                      stage.offloadOptimizer));
     }
     if (lockstep)
-      busy[s] = stage.replicas.front().numMicroBatches() *
-                (slowestForward + slowestBackward);
-    update[s] = optimizer;
+      stageTimes.busy = stage.replicas.front().numMicroBatches() *
+                        (stageTimes.ownForward + stageTimes.ownBackward);
+    stageTimes.update = optimizer;
     if (stage.replicas.size() > 1 && !lockstep)
-      update[s] += scatter + gather;
+      stageTimes.update += scatter + gather;
   }
   // Tied parameters the stages split: an all-reduce over all their ranks.
   for (const TiedParameter &tied : tiedParameters(profile, plan)) {
@@ -502,71 +492,9 @@ double CandidateBuilder::estimateSeconds(const Candidate &candidate) const {
       llvm::append_range(devices, candidate.devices[s]);
     double seconds = cost_.allReduceSeconds(devices, tied.parameter->bytes);
     for (int64_t s : tied.stages)
-      update[s] += seconds;
+      times[s].update += seconds;
   }
-  size_t bottleneck = std::max_element(busy.begin(), busy.end()) - busy.begin();
-  double pipeline =
-      busy[bottleneck] - forward[bottleneck] - backward[bottleneck];
-  for (size_t s = 0; s < numStages; ++s)
-    pipeline += forward[s] + backward[s];
-  // A stage's last backward ends before those of the stages ahead of it.
-  double step = 0, ahead = 0;
-  for (size_t s = 0; s < numStages; ++s) {
-    step = std::max(step, pipeline - ahead + update[s]);
-    ahead += backward[s];
-  }
-  // The trips through the stages before each one (and after the last),
-  // forward and back, transfers included.
-  std::vector<double> forwardBefore(numStages + 1, 0),
-      backwardBefore(numStages + 1, 0);
-  for (size_t s = 0; s < numStages; ++s) {
-    forwardBefore[s + 1] = forwardBefore[s] + forward[s];
-    backwardBefore[s + 1] = backwardBefore[s] + backward[s];
-  }
-  double allForward = forwardBefore[numStages],
-         allBackward = backwardBefore[numStages];
-  // Under 1F1B stage s keeps at most S - s micro-batches in flight: it
-  // starts one only when the one that many before has come back, forward
-  // and backward through the stages from s on and the links between them
-  // (not its own gradient's send). Its micro-batches start after the trip
-  // to it, and its update overlaps the trip back.
-  if (plan.schedule == ScheduleKind::OneForwardOneBackward)
-    for (size_t s = 0; s < numStages; ++s) {
-      int64_t inFlight = std::min<int64_t>(microBatches[s],
-                                           static_cast<int64_t>(numStages - s));
-      if (inFlight == 0)
-        continue;
-      double roundTrip = allForward - forwardBefore[s] + allBackward -
-                         backwardBefore[s + 1] + ownBackward[s];
-      step = std::max(step, forwardBefore[s] +
-                                static_cast<double>(microBatches[s]) *
-                                    roundTrip / inFlight +
-                                std::max(backwardBefore[s], update[s]));
-    }
-  // A boundary's messages cross its busiest channel one after another: the
-  // step takes at least the first micro-batch's way to that channel, the
-  // channel's time, and the last message's way on from there (through the
-  // stages after, back to the first, and its update).
-  auto busiest = [&](llvm::ArrayRef<int> crossed) {
-    double seconds = 0;
-    for (int channel : crossed)
-      seconds = std::max(seconds, channelSeconds.lookup(channel));
-    return seconds;
-  };
-  for (size_t s = 0; s < numStages; ++s) {
-    // Activations from stage s on to s + 1.
-    step =
-        std::max(step, forwardBefore[s] + ownForward[s] +
-                           busiest(forwardChannels[s]) + allForward -
-                           forwardBefore[s + 1] + allBackward + update.front());
-    // Gradients from stage s back to s - 1.
-    step = std::max(step, allForward + allBackward - backwardBefore[s + 1] +
-                              ownBackward[s] + busiest(backwardChannels[s]) +
-                              backwardBefore[s] + update.front());
-  }
-  for (const auto &[channel, seconds] : channelSeconds)
-    step = std::max(step, seconds);
-  return step;
+  return estimateStep(times, channelSeconds, plan.schedule);
 }
 
 void addCandidates(const CandidateBuilder &builder, const StageLayout &layout,

@@ -17,6 +17,9 @@
 #include "planner/LinkChannels.h"
 #include "planner/Search.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
 #include <limits>
 #include <optional>
 
@@ -125,6 +128,30 @@ struct MemoryShortfall {
 
   int64_t missingBytes() const { return neededBytes - usableBytes; }
 };
+
+/// What the analytical estimate knows of one stage of a candidate, each
+/// figure its slowest replica's.
+struct StageTimes {
+  double busy = 0;     // its micro-batches' compute and message copies
+  double forward = 0;  // one micro-batch's, its send on included
+  double backward = 0; // one micro-batch's, its send back included
+  double ownForward = 0, ownBackward = 0; // the same without the sends
+  double update = 0;                      // after its last backward
+  int64_t microBatches = 0;
+  /// The channels its activations cross to the next stage, and its
+  /// gradients to the previous one.
+  llvm::SmallVector<int, 4> forwardChannels, backwardChannels;
+};
+
+/// The step of a candidate of `stages` whose messages take
+/// `channelSeconds` on each channel of the links they cross
+/// (docs/planner.md, "analytical step estimate"): the bottleneck stage
+/// with the others' fill and drain, each stage's 1F1B round trips, each
+/// boundary's messages one after another on its busiest channel, and the
+/// busiest channel.
+double estimateStep(llvm::ArrayRef<StageTimes> stages,
+                    const llvm::DenseMap<int, double> &channelSeconds,
+                    ScheduleKind schedule);
 
 struct Candidate {
   Plan plan;
