@@ -216,6 +216,13 @@ TEST(MeasuredProfile, KernelKindsAreSummedMergedAndSurviveTheJson) {
             "p.json: kernels[0]: \"launches\" must be a positive integer, "
             "\"flops\" and \"bytes\" numbers >= 0 and \"seconds\" a number "
             "> 0");
+  for (const char *size : {"-1", "2.5", "\"four\""})
+    EXPECT_EQ(error((R"({"device_type": "X1", "precision": "f32", "kernel":
+                         "add", "launches": 1, "flops": 0, "bytes": 8,
+                         "seconds": 1, "micro_batch": )" +
+                     std::string(size) + "}")),
+              "p.json: kernels[0]: \"micro_batch\" must be an integer >= 0")
+        << size;
 }
 
 TEST(MeasuredProfile, KernelRatesFollowTheMicroBatchSize) {
