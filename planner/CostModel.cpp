@@ -10,6 +10,9 @@
 #include "planner/CostModel.h"
 #include "planner/Minimize.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 
@@ -113,23 +116,43 @@ const Link *slowestRingLink(const Cluster &cluster,
   return slowest;
 }
 
-/// Ring reduce-scatter and all-gather: p - 1 steps, each member passing one
-/// part to the next; with uneven parts every step waits for the largest.
-double unevenRingSeconds(const Cluster &cluster, llvm::ArrayRef<int> devices,
-                         llvm::ArrayRef<int64_t> partBytes) {
-  assert(partBytes.size() == devices.size() && "one part per member");
-  const Link *link = slowestRingLink(cluster, devices);
-  if (!link)
-    return 0;
-  int64_t largest = *llvm::max_element(partBytes);
-  return static_cast<double>(devices.size() - 1) * link->seconds(largest);
+/// One step of a ring over `devices` (in member order): every member
+/// passes `bytes` to the next at once. Transfers crossing one channel share
+/// it (a ring out of topology order crosses a node's port or a datacenter
+/// link more than once), so each transfer takes its link's latency plus the
+/// bytes of every transfer on its busiest channel over that channel's
+/// bandwidth, and the step waits for the slowest.
+double ringStepSeconds(const Cluster &cluster, const LinkChannels &channels,
+                       llvm::ArrayRef<int> devices, double bytes) {
+  size_t p = devices.size();
+  std::vector<llvm::SmallVector<int, 3>> paths(p);
+  llvm::SmallDenseMap<int, int, 16> crossings;
+  for (size_t i = 0; i < p; ++i) {
+    channels.path(devices[i], devices[(i + 1) % p], paths[i]);
+    for (int channel : paths[i])
+      ++crossings[channel];
+  }
+  double slowest = 0;
+  for (size_t i = 0; i < p; ++i) {
+    if (paths[i].empty())
+      continue;
+    double busiest = 0;
+    for (int channel : paths[i])
+      busiest =
+          std::max(busiest, crossings[channel] * bytes /
+                                (channels.link(channel).bandwidthGBps * 1e9));
+    const Link &link = cluster.linkBetween(devices[i], devices[(i + 1) % p]);
+    slowest = std::max(slowest, link.latencyUs * 1e-6 + busiest);
+  }
+  return slowest;
 }
 
 } // namespace
 
 CostModel::CostModel(const Cluster &cluster, const ModelProfile &profile,
                      PrecisionChoice precision)
-    : cluster_(cluster), profile_(profile), precision_(precision) {
+    : cluster_(cluster), profile_(profile), precision_(precision),
+      channels_(cluster) {
   for (const Device &device : cluster.devices)
     efficiencies_.try_emplace(device.gpu.type, defaultEfficiency(device.gpu));
 }
@@ -374,25 +397,39 @@ double CostModel::allReduceSeconds(llvm::ArrayRef<int> devices,
     return 0;
   // Ring all-reduce: a reduce-scatter then an all-gather of n / p each,
   // 2 (p - 1) steps. Tree all-reduce: the whole buffer reduced up a binary
-  // tree and broadcast down it, pipelined, 2 log2(p) steps. The
-  // communicators take the faster (NCCL's tuning, MPI's algorithms).
+  // tree and broadcast down it, pipelined, 2 log2(p) steps over the
+  // slowest link. The communicators take the faster (NCCL's tuning, MPI's
+  // algorithms).
   double p = static_cast<double>(devices.size());
   double n = static_cast<double>(bytes), beta = link->bandwidthGBps * 1e9;
   double alpha = link->latencyUs * 1e-6;
-  double ring = 2 * (p - 1) / p * n / beta + 2 * (p - 1) * alpha;
+  double ring =
+      2 * (p - 1) * ringStepSeconds(cluster_, channels_, devices, n / p);
   double tree = 2 * n / beta + 2 * std::ceil(std::log2(p)) * alpha;
   return std::min(ring, tree);
+}
+
+double CostModel::unevenRingSeconds(llvm::ArrayRef<int> devices,
+                                    llvm::ArrayRef<int64_t> partBytes) const {
+  assert(partBytes.size() == devices.size() && "one part per member");
+  if (devices.size() < 2)
+    return 0;
+  // p - 1 steps, each member passing one part to the next; with uneven
+  // parts every step waits for the largest.
+  double largest = static_cast<double>(*llvm::max_element(partBytes));
+  return static_cast<double>(devices.size() - 1) *
+         ringStepSeconds(cluster_, channels_, devices, largest);
 }
 
 double
 CostModel::reduceScatterSeconds(llvm::ArrayRef<int> devices,
                                 llvm::ArrayRef<int64_t> partBytes) const {
-  return unevenRingSeconds(cluster_, devices, partBytes);
+  return unevenRingSeconds(devices, partBytes);
 }
 
 double CostModel::allGatherSeconds(llvm::ArrayRef<int> devices,
                                    llvm::ArrayRef<int64_t> partBytes) const {
-  return unevenRingSeconds(cluster_, devices, partBytes);
+  return unevenRingSeconds(devices, partBytes);
 }
 
 double CostModel::segmentCollectivesSeconds(const Stage &stage,

@@ -20,8 +20,9 @@
 // instead, and a measured kernel kind its measured rate.
 // Transfers: latency + bytes / bandwidth of the link between the devices;
 // their senders only copy the message into a buffer meanwhile.
-// Collectives: rings (all-reduce: a ring or a tree, the faster) over the
-// slowest link between consecutive members.
+// Collectives: rings in member order (all-reduce: a ring or a tree, the
+// faster), each step as long as its slowest transfer, where transfers that
+// cross one channel of the links (LinkChannels.h) share it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +31,7 @@
 
 #include "planner/Cluster.h"
 #include "planner/KernelRoofline.h"
+#include "planner/LinkChannels.h"
 #include "planner/MeasuredProfile.h"
 #include "planner/ModelProfile.h"
 #include "planner/Schedule.h"
@@ -128,10 +130,11 @@ public:
   /// The link a ring over `devices` (in member order) is timed by: the
   /// slowest between consecutive members; null for a single device.
   const Link *ringLink(llvm::ArrayRef<int> devices) const;
-  /// Collectives over `devices` (in member order), timed by the slowest
-  /// link between consecutive members: the all-reduce as the faster of a
-  /// ring and a tree, the others as rings. `bytes` is the whole buffer;
-  /// uneven ones take each member's part.
+  /// Collectives over `devices` (in member order): the all-reduce as the
+  /// faster of a ring and a tree over the slowest link, the others as
+  /// rings. A ring's step takes as long as its slowest transfer, and the
+  /// transfers of one step that cross the same channel share it. `bytes`
+  /// is the whole buffer; uneven ones take each member's part.
   double allReduceSeconds(llvm::ArrayRef<int> devices, int64_t bytes) const;
   double reduceScatterSeconds(llvm::ArrayRef<int> devices,
                               llvm::ArrayRef<int64_t> partBytes) const;
@@ -182,6 +185,12 @@ private:
   llvm::StringMap<Efficiency> efficiencies_;
   llvm::StringMap<KernelRoofline> kernelRooflines_;
   const MeasuredProfile *measured_ = nullptr;
+  LinkChannels channels_;
+
+  /// A ring reduce-scatter or all-gather over `devices` with a part of
+  /// `partBytes` each.
+  double unevenRingSeconds(llvm::ArrayRef<int> devices,
+                           llvm::ArrayRef<int64_t> partBytes) const;
 
   /// The measured seconds of the call, where `measured_` covers it.
   std::optional<double> measuredSeconds(const GpuSpec &gpu,

@@ -63,6 +63,18 @@ void LinkChannels::ring(llvm::ArrayRef<int> devices,
   channels.erase(std::unique(channels.begin(), channels.end()), channels.end());
 }
 
+const Link &LinkChannels::link(int channel) const {
+  assert(channel >= 0 && channel < size() && "channel out of range");
+  if (channel < nodeBase())
+    return cluster.nodes[cluster.devices[channel / 2].node].intraNode;
+  if (channel < datacenterBase())
+    return cluster.interNode;
+  int pair = channel - datacenterBase();
+  int count = static_cast<int>(datacenters.size());
+  return cluster.linkBetweenDatacenters(datacenters[pair / count],
+                                        datacenters[pair % count]);
+}
+
 std::string LinkChannels::name(int channel) const {
   assert(channel >= 0 && channel < size() && "channel out of range");
   if (channel < nodeBase())

@@ -35,6 +35,10 @@ public:
   void ring(llvm::ArrayRef<int> devices,
             llvm::SmallVectorImpl<int> &channels) const;
   int size() const;
+  /// The link whose bandwidth `channel` has: a device's port, its node's
+  /// link within the node; a node's network port, the link between nodes;
+  /// a pair of datacenters, theirs.
+  const Link &link(int channel) const;
   /// "box0/L4:1 out", "node box0 in", "datacenter dc0 to dc1".
   std::string name(int channel) const;
 

@@ -215,6 +215,26 @@ TEST(CostModelPlanner, UnevenCollectivesWaitForTheLargestPart) {
   EXPECT_EQ(cost.allGatherSeconds({1}, {4000000}), 0);
 }
 
+TEST(CostModelPlanner, RingTransfersSharingAChannelTakeTurns) {
+  Cluster cluster = makeCluster({2, 2});
+  ModelProfile profile = uniformProfile(1);
+  CostModel cost(cluster, profile);
+  // In node order the ring leaves each node once: 3 steps of 20 us + 1 MB
+  // over the 1 GB/s network.
+  std::vector<int64_t> parts(4, 1000000);
+  expectNear(3 * (20e-6 + 1e-3),
+             cost.reduceScatterSeconds({0, 1, 2, 3}, parts));
+  // Alternating nodes, every transfer crosses the network and each node's
+  // port carries two of them at once: twice the bytes a step.
+  expectNear(3 * (20e-6 + 2e-3),
+             cost.reduceScatterSeconds({0, 2, 1, 3}, parts));
+  expectNear(3 * (20e-6 + 2e-3), cost.allGatherSeconds({0, 2, 1, 3}, parts));
+  // The all-reduce's ring likewise: 6 steps of n / 4 = 1 MB, against the
+  // tree's 2 * 4 MB / 1 GB/s + 4 * 20 us.
+  expectNear(6 * (20e-6 + 1e-3), cost.allReduceSeconds({0, 1, 2, 3}, 4000000));
+  expectNear(8e-3 + 80e-6, cost.allReduceSeconds({0, 2, 1, 3}, 4000000));
+}
+
 TEST(CostModelPlanner, OptimizerIsBoundByMemoryBandwidth) {
   Cluster cluster = makeCluster({1});
   ModelProfile profile = uniformProfile(1);

@@ -268,9 +268,15 @@ links:
   inter_datacenter: {bandwidth_GBps: 1.25, latency_us: 5000}
 )";
 
-/// The least time the plan's messages between stages need: on each channel
-/// of the cluster's links (LinkChannels.h), the sum of the transfer times of
-/// the messages that cross it, counted from the schedule alone.
+/// The least time the plan's messages between stages and its replicas'
+/// collectives need: on each channel of the cluster's links
+/// (LinkChannels.h), the sum of the transfer times of the messages that
+/// cross it, counted from the schedule alone, and of the bytes the rings
+/// pass over it. A stage's replicas reduce-scatter its gradients and
+/// all-gather its parameters at least once a step (full sharding does so
+/// around every call); in a ring every member passes all parts to the next
+/// but one, so each transfer of the ring carries at least the whole buffer
+/// less its largest part.
 std::pair<double, std::string> busiestChannel(const Cluster &cluster,
                                               const CostModel &cost,
                                               const Plan &plan) {
@@ -294,6 +300,26 @@ std::pair<double, std::string> busiestChannel(const Cluster &cluster,
       channels.path(from, to, path);
       for (int channel : path)
         seconds[channel] += transfer;
+    }
+  }
+  for (const Stage &stage : plan.stages) {
+    if (stage.replicas.size() < 2)
+      continue;
+    int64_t elements =
+        profile.range(stage.firstSegment, stage.endSegment).parameters;
+    std::vector<int64_t> counts = shardCounts(stage, elements);
+    double ringBytes =
+        2.0 * kElementBytes *
+        static_cast<double>(elements - *llvm::max_element(counts));
+    std::vector<int> members;
+    for (const Replica &replica : stage.replicas)
+      members.push_back(cluster.deviceIndex(replica.device));
+    for (size_t i = 0; i < members.size(); ++i) {
+      llvm::SmallVector<int, 4> path;
+      channels.path(members[i], members[(i + 1) % members.size()], path);
+      for (int channel : path)
+        seconds[channel] +=
+            ringBytes / (channels.link(channel).bandwidthGBps * 1e9);
     }
   }
   auto busiest = llvm::max_element(seconds);
