@@ -10,7 +10,6 @@
 #include "planner/CostModel.h"
 #include "planner/Minimize.h"
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -122,27 +121,41 @@ const Link *slowestRingLink(const Cluster &cluster,
 /// link more than once), so each transfer takes its link's latency plus the
 /// bytes of every transfer on its busiest channel over that channel's
 /// bandwidth, and the step waits for the slowest.
-double ringStepSeconds(const Cluster &cluster, const LinkChannels &channels,
+double ringStepSeconds(const LinkChannels &channels,
                        llvm::ArrayRef<int> devices, double bytes) {
   size_t p = devices.size();
-  std::vector<llvm::SmallVector<int, 3>> paths(p);
-  llvm::SmallDenseMap<int, int, 16> crossings;
+  // Crossings per channel in a scratch table that is reset after use: the
+  // search times rings of thousands of members many times over.
+  thread_local std::vector<int> crossings;
+  crossings.resize(std::max<size_t>(crossings.size(), channels.size()), 0);
+  llvm::SmallVector<int, 3> path;
+  auto hopPath = [&](size_t i) {
+    path.clear();
+    channels.path(devices[i], devices[(i + 1) % p], path);
+  };
   for (size_t i = 0; i < p; ++i) {
-    channels.path(devices[i], devices[(i + 1) % p], paths[i]);
-    for (int channel : paths[i])
+    hopPath(i);
+    for (int channel : path)
       ++crossings[channel];
   }
   double slowest = 0;
   for (size_t i = 0; i < p; ++i) {
-    if (paths[i].empty())
+    hopPath(i);
+    if (path.empty())
       continue;
     double busiest = 0;
-    for (int channel : paths[i])
+    for (int channel : path)
       busiest =
           std::max(busiest, crossings[channel] * bytes /
                                 (channels.link(channel).bandwidthGBps * 1e9));
-    const Link &link = cluster.linkBetween(devices[i], devices[(i + 1) % p]);
+    // The path's last channel is on the link between the two devices.
+    const Link &link = channels.link(path.back());
     slowest = std::max(slowest, link.latencyUs * 1e-6 + busiest);
+  }
+  for (size_t i = 0; i < p; ++i) {
+    hopPath(i);
+    for (int channel : path)
+      crossings[channel] = 0;
   }
   return slowest;
 }
@@ -403,8 +416,7 @@ double CostModel::allReduceSeconds(llvm::ArrayRef<int> devices,
   double p = static_cast<double>(devices.size());
   double n = static_cast<double>(bytes), beta = link->bandwidthGBps * 1e9;
   double alpha = link->latencyUs * 1e-6;
-  double ring =
-      2 * (p - 1) * ringStepSeconds(cluster_, channels_, devices, n / p);
+  double ring = 2 * (p - 1) * ringStepSeconds(channels_, devices, n / p);
   double tree = 2 * n / beta + 2 * std::ceil(std::log2(p)) * alpha;
   return std::min(ring, tree);
 }
@@ -418,7 +430,7 @@ double CostModel::unevenRingSeconds(llvm::ArrayRef<int> devices,
   // parts every step waits for the largest.
   double largest = static_cast<double>(*llvm::max_element(partBytes));
   return static_cast<double>(devices.size() - 1) *
-         ringStepSeconds(cluster_, channels_, devices, largest);
+         ringStepSeconds(channels_, devices, largest);
 }
 
 double

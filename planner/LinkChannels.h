@@ -28,7 +28,8 @@ public:
   explicit LinkChannels(const Cluster &cluster);
 
   /// The channels a transfer from device `from` to device `to` occupies
-  /// (none when they are the same device).
+  /// (none when they are the same device); the last is on the link between
+  /// them (Cluster::linkBetween).
   void path(int from, int to, llvm::SmallVectorImpl<int> &channels) const;
   /// The channels of a ring over `devices` in member order: each member's
   /// transfer to the next, the last's to the first.
