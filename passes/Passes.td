@@ -634,7 +634,12 @@ def HetxLowerToProgram : Pass<"hetx-lower-to-program", "mlir::ModuleOp"> {
 
     Activations live from their first to their last launch; the memory
     planner packs them (largest first, best fit, 64-byte aligned) after the
-    persistent buffers, and `arena_bytes` is the peak. Any op that is not a
+    persistent buffers, and `arena_bytes` is the peak. Host buffers (the
+    `hetd.host` state and the `hetd.to_host` copies) get an arena of their
+    own, `host_arena_bytes`; a host activation lives on until the next
+    launch that computes on the host, because the runtime copies the next
+    piece of an offloaded update to the host while the host updates this
+    one. Any op that is not a
     `hetg` op, `hetd` communication, a global access or `func.return` is an
     error at that op.
   }];

@@ -476,11 +476,12 @@ double CostModel::optimizerSeconds(int device, int64_t elements,
   // SGD keeps no state, so its update stays on the device.
   if (!offloaded || profile_.optimizerStatePerParameterByte == 0)
     return bytes / (cluster_.devices[device].gpu.memoryBandwidthGBps * 1e9);
-  // The gradient and parameter pieces down, the host's update, the updated
-  // piece up: the runtime runs them one after the other.
+  // The gradient and parameter pieces down and the updated pieces up, beside
+  // the host's update of the piece before (runtime/exec/HostPipeline.h):
+  // the longer of the two.
   const Node &node = cluster_.nodes[cluster_.devices[device].node];
   double transfer = node.hostLink.seconds(3 * kElementBytes * elements);
-  return transfer + bytes / (node.hostUpdateGBps * 1e9);
+  return std::max(transfer, bytes / (node.hostUpdateGBps * 1e9));
 }
 
 } // namespace hetc::planner

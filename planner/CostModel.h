@@ -150,9 +150,9 @@ public:
   /// The optimizer update of `elements` parameter elements on `device`
   /// (memory bound: reads and writes the parameter, gradient and state).
   /// `offloaded` (with optimizer state to offload: not SGD), it runs on the
-  /// device's host instead, after the gradient and parameter pieces went
-  /// to the host, and before the updated piece comes back over the host
-  /// link (the runtime does not overlap them).
+  /// device's host instead, piece by piece, while the next piece's gradient
+  /// and parameter go to the host and the last one's update comes back
+  /// over the host link: the longer of the copies and the host's update.
   double optimizerSeconds(int device, int64_t elements,
                           bool offloaded = false) const;
 
@@ -174,7 +174,7 @@ public:
   int64_t offloadedStateBytes(const Plan &plan, int64_t stage,
                               int64_t replica) const;
   /// Bytes of host memory that replica needs: its offloaded state and, at
-  /// most, the copies of the piece being updated on the host.
+  /// most, the copies of two pieces (one updated, the next copied in).
   int64_t offloadedHostBytes(const Plan &plan, int64_t stage,
                              int64_t replica) const;
 

@@ -281,15 +281,16 @@ int64_t CostModel::offloadedHostBytes(const Plan &plan, int64_t stage,
   int64_t state = offloadedStateBytes(plan, stage, replica);
   if (state == 0)
     return 0;
-  // One piece at a time is updated on the host: its parameter and gradient
-  // copies and the new parameter. A piece is at most the shard and at most
-  // one parameter, which the largest segment's parameters bound.
+  // Two pieces are on the host at once, one updated while the next is
+  // copied in: each its parameter and gradient copies and the new
+  // parameter. A piece is at most one parameter, which the largest
+  // segment's parameters bound, and both at most the shard.
   const Stage &held = plan.stages[stage];
   int64_t largest = 0;
   for (int64_t s = held.firstSegment; s < held.endSegment; ++s)
     largest = std::max(largest, profile_.segments[s].parameterBytes);
   int64_t shard = state / profile_.optimizerStatePerParameterByte;
-  return state + 3 * std::min(shard, largest);
+  return state + 3 * std::min(shard, 2 * largest);
 }
 
 } // namespace hetc::planner

@@ -184,7 +184,7 @@ Status RankExecutor::resolve(const hetc::pkg::Program &program,
     bool crossesRanks = kernel->comm != CommKind::kNone;
     if (crossesRanks || spans.empty() || spans.back().crossesRanks ||
         spans.back().onHost != onHost)
-      spans.push_back({i, i + 1, crossesRanks, onHost});
+      spans.push_back({i, i + 1, crossesRanks, onHost, {}});
     else
       spans.back().end = i + 1;
     if (!crossesRanks)
@@ -199,6 +199,9 @@ Status RankExecutor::resolve(const hetc::pkg::Program &program,
                                            &into->commLaunches[i]),
                          file, ": ", describeInstruction(i, inst));
   }
+  for (Span &span : spans)
+    if (span.onHost)
+      span.lanes = HostPipeline(program, span.begin, span.end);
   return okStatus();
 }
 
@@ -417,10 +420,20 @@ Status RankExecutor::runSpan(RankProgram &loaded, int index) {
   if (span.onHost) {
     // The host reads what the device has computed so far.
     HETC_RETURN_IF_ERROR(device_->synchronize());
+    auto describe = [&](int i) {
+      return describeInstruction(i, program.instructions(i));
+    };
+    // Timed, each launch runs alone, so that its time is its own.
+    if (!profile_)
+      return span.lanes.run([&] { return device_->bind(); },
+                            [&](int i) {
+                              return detail::annotateWith(
+                                  runHostLaunch(loaded, i), describe(i));
+                            });
     for (int i = span.begin; i < span.end; ++i)
       HETC_RETURN_IF_ERROR(
           timed(loaded, i, [&] { return runHostLaunch(loaded, i); }),
-          describeInstruction(i, program.instructions(i)));
+          describe(i));
     return okStatus();
   }
   return device_->runSpan(loaded.firstSpan + index, [&]() -> Status {

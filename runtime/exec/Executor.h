@@ -24,6 +24,7 @@
 #include "runtime/exec/Arena.h"
 #include "runtime/exec/CommKernels.h"
 #include "runtime/exec/Device.h"
+#include "runtime/exec/HostPipeline.h"
 #include "runtime/exec/KernelRegistry.h"
 #include "runtime/exec/Profile.h"
 #include "runtime/package/Safetensors.h"
@@ -147,6 +148,7 @@ private:
     int begin = 0, end = 0;
     bool crossesRanks = false;
     bool onHost = false;
+    HostPipeline lanes; // of a span on the host
   };
 
   /// One program over the rank's arena: the training step, or its

@@ -637,3 +637,61 @@ module {
     return %loss : tensor<f32>
   }
 }
+
+// -----
+
+// Two offloaded pieces: the host copies the second piece while it updates
+// the first (runtime/exec/HostPipeline.h), so the first piece's staging
+// stays live until the host's next kernel, the second update, and the
+// second piece stages in other bytes: the state at 0 to 256, the step
+// count at 256, the first piece at 320 to 512, the second at 512 to 704.
+
+// CHECK-LABEL: hetx.program @rank0 attributes {
+// CHECK-SAME: host_arena_bytes = 704 : i64
+// CHECK-DAG: %[[PH:b[0-9]+]] = hetx.buffer {{[0-9]+}} "copy.{{[0-9]+}}" activation host at 320 : memref<2xf32>
+// CHECK-DAG: %[[PG:b[0-9]+]] = hetx.buffer {{[0-9]+}} "copy.{{[0-9]+}}" activation host at 384 : memref<2xf32>
+// CHECK-DAG: %[[PNEW:b[0-9]+]] = hetx.buffer {{[0-9]+}} "adamw.{{[0-9.]+}}" activation host at 448 : memref<2xf32>
+// CHECK-DAG: %[[QH:b[0-9]+]] = hetx.buffer {{[0-9]+}} "copy.{{[0-9]+}}" activation host at 512 : memref<2xf32>
+// CHECK-DAG: %[[QG:b[0-9]+]] = hetx.buffer {{[0-9]+}} "copy.{{[0-9]+}}" activation host at 576 : memref<2xf32>
+// CHECK-DAG: %[[QNEW:b[0-9]+]] = hetx.buffer {{[0-9]+}} "adamw.{{[0-9.]+}}" activation host at 640 : memref<2xf32>
+// CHECK: hetx.launch "adamw"(%[[PH]], %[[PG]], {{.*}}) -> (%[[PNEW]],
+// CHECK: hetx.launch "adamw"(%[[QH]], %[[QG]], {{.*}}) -> (%[[QNEW]],
+module {
+  ml_program.global private mutable @p(dense<[1.0, 2.0]> : tensor<2xf32>) : tensor<2xf32>
+  ml_program.global private mutable @q(dense<[3.0, 4.0]> : tensor<2xf32>) : tensor<2xf32>
+  ml_program.global private mutable @p.adam_m(dense<0.0> : tensor<2xf32>) : tensor<2xf32> {hetd.host, hetg.state_of = @p}
+  ml_program.global private mutable @p.adam_v(dense<0.0> : tensor<2xf32>) : tensor<2xf32> {hetd.host, hetg.state_of = @p}
+  ml_program.global private mutable @q.adam_m(dense<0.0> : tensor<2xf32>) : tensor<2xf32> {hetd.host, hetg.state_of = @q}
+  ml_program.global private mutable @q.adam_v(dense<0.0> : tensor<2xf32>) : tensor<2xf32> {hetd.host, hetg.state_of = @q}
+  ml_program.global private mutable @optimizer.step(dense<0> : tensor<i64>) : tensor<i64>
+  func.func @main(%ids: tensor<1x2xi64> {hetg.name = "input_ids"}) -> tensor<f32> {
+    %t = ml_program.global_load @optimizer.step : tensor<i64>
+    %one = hetg.constant dense<1> : tensor<i64>
+    %t1 = hetg.add %t, %one : tensor<i64>, tensor<i64>
+    ml_program.global_store @optimizer.step = %t1 : tensor<i64>
+    %p = ml_program.global_load @p : tensor<2xf32>
+    %q = ml_program.global_load @q : tensor<2xf32>
+    %pq = hetg.mul %p, %q : tensor<2xf32>, tensor<2xf32>
+    %loss = hetg.reduce_sum %pq <{axes = array<i64: 0>, keep_dims = false}> : tensor<2xf32>
+    %th = hetd.to_host %t1 : tensor<i64>
+    %pm = ml_program.global_load @p.adam_m : tensor<2xf32>
+    %pv = ml_program.global_load @p.adam_v : tensor<2xf32>
+    %ph = hetd.to_host %p : tensor<2xf32>
+    %pg = hetd.to_host %q : tensor<2xf32>
+    %p1, %pm1, %pv1 = hetg.adamw %ph, %pg, %pm, %pv, %th <{lr = 1.0e-3 : f64, weight_decay = 0.0 : f64}> : tensor<2xf32>, tensor<i64>
+    %pd = hetd.to_device %p1 : tensor<2xf32>
+    ml_program.global_store @p = %pd : tensor<2xf32>
+    ml_program.global_store @p.adam_m = %pm1 : tensor<2xf32>
+    ml_program.global_store @p.adam_v = %pv1 : tensor<2xf32>
+    %qm = ml_program.global_load @q.adam_m : tensor<2xf32>
+    %qv = ml_program.global_load @q.adam_v : tensor<2xf32>
+    %qh = hetd.to_host %q : tensor<2xf32>
+    %qg = hetd.to_host %p : tensor<2xf32>
+    %q1, %qm1, %qv1 = hetg.adamw %qh, %qg, %qm, %qv, %th <{lr = 1.0e-3 : f64, weight_decay = 0.0 : f64}> : tensor<2xf32>, tensor<i64>
+    %qd = hetd.to_device %q1 : tensor<2xf32>
+    ml_program.global_store @q = %qd : tensor<2xf32>
+    ml_program.global_store @q.adam_m = %qm1 : tensor<2xf32>
+    ml_program.global_store @q.adam_v = %qv1 : tensor<2xf32>
+    return %loss : tensor<f32>
+  }
+}

@@ -3,8 +3,7 @@
 // A tiny language model step (embedding gather -> matmul -> cross-entropy,
 // its gradients, SGD) run for three steps against the same arithmetic done
 // here in double; in-place updates; inputs of each micro-batch from the data
-// order; parameters loaded through the views of a flat vector; an
-// optimizer offloaded to the host of a device with memory of its own.
+// order; parameters loaded through the views of a flat vector.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,8 +14,6 @@
 #include "TestUtil.h"
 
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 
 namespace hetc::runtime::test {
 namespace {
@@ -328,143 +325,6 @@ TEST(Executor, AdamWInPlaceMatchesOutOfPlaceAndTheKernel) {
   for (int64_t t = 1; t <= 3; ++t)
     HETC_ASSERT_OK(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(), I64({}, {t}).view(), options));
   EXPECT_EQ(params[0], p.v);
-}
-
-// A device whose arena the executor must treat as out of the host's reach,
-// as a GPU's: host buffers then live in a host arena of their own, and the
-// launches that touch them run on the host between copies. Its memory is
-// host memory underneath, so the host kernels compute on it as well, and
-// it counts the copies each way.
-class SeparateMemoryDevice final : public exec::Device {
-public:
-  std::string describe() const override { return "separate-memory"; }
-  bool hostMemory() const override { return false; }
-  const exec::KernelRegistry &registry() const override {
-    return exec::cpuKernelRegistry();
-  }
-  Status bind() override { return okStatus(); }
-  Status allocate(int64_t bytes, void **data) override {
-    size_t rounded =
-        static_cast<size_t>((std::max<int64_t>(bytes, 1) + 255) / 256 * 256);
-    *data = std::aligned_alloc(256, rounded);
-    if (!*data)
-      return resourceExhausted("cannot allocate ", bytes, " bytes");
-    std::memset(*data, 0, rounded);
-    noteAllocated(*data, bytes);
-    return okStatus();
-  }
-  void release(void *data) override {
-    noteReleased(data);
-    std::free(data);
-  }
-  Status copyToDevice(void *dst, const void *src, size_t bytes) override {
-    ++copiesToDevice;
-    std::memcpy(dst, src, bytes);
-    return okStatus();
-  }
-  Status copyToHost(void *dst, const void *src, size_t bytes) override {
-    ++copiesToHost;
-    std::memcpy(dst, src, bytes);
-    return okStatus();
-  }
-  Status copyOnDevice(void *dst, const void *src, size_t bytes) override {
-    std::memcpy(dst, src, bytes);
-    return okStatus();
-  }
-  Status runSpan(int, const std::function<Status()> &launch) override {
-    return launch();
-  }
-  Status synchronize() override { return okStatus(); }
-
-  int copiesToHost = 0, copiesToDevice = 0;
-};
-
-// adamwProgram's update with its state in host memory, as hetd-build-ranks
-// offloads it: the parameter, gradient and step count copied to the host,
-// AdamW there, the updated parameter copied back.
-ProgramBuilder offloadedAdamwProgram() {
-  ProgramBuilder b(1, 2, 4);
-  int p = b.f32("p", {3}, pkg::PARAMETER);
-  int step = b.f32("optimizer.step", {}, pkg::OPTIMIZER_STATE);
-  b.buffer("input_ids", pkg::I64, {1, 2}, pkg::INPUT, pkg::TOKENS);
-  int g = b.f32("constant.0", {3}, pkg::CONSTANT);
-  int one = b.f32("constant.1", {}, pkg::CONSTANT);
-  int m = b.hostF32("p.adam_m", {3}, pkg::OPTIMIZER_STATE);
-  int v = b.hostF32("p.adam_v", {3}, pkg::OPTIMIZER_STATE);
-  int hostP = b.hostF32("copy.p", {3}), hostG = b.hostF32("copy.g", {3});
-  int hostStep = b.hostF32("copy.step", {});
-  int updated = b.hostF32("adamw.p", {3});
-  b.launch("add", {step, one}, {step});
-  b.launch("copy", {p}, {hostP});
-  b.launch("copy", {g}, {hostG});
-  b.launch("copy", {step}, {hostStep});
-  pkg::Instruction &adamw =
-      b.launch("adamw", {hostP, hostG, m, v, hostStep}, {updated, m, v});
-  setFloat(adamw, "lr", 0.1);
-  setFloat(adamw, "beta1", 0.9);
-  setFloat(adamw, "beta2", 0.999);
-  setFloat(adamw, "eps", 1e-8);
-  setFloat(adamw, "weight_decay", 0.01);
-  b.launch("copy", {updated}, {p});
-  b.setLoss(step);
-  b.weight("p", {3}, {1.0f, -2.0f, 0.5f});
-  b.constant("constant.0", {3}, {0.3f, -0.1f, 2.0f});
-  b.constant("constant.1", {}, {1.0f});
-  return b;
-}
-
-TEST(Executor, OffloadedAdamWRunsOnTheHostOfADeviceWithItsOwnMemory) {
-  TokenFile file(tokenStream(16));
-  TokenLoader loader;
-  HETC_ASSERT_OK(loader.open(file.path(), TokenDType::kUInt16));
-  ProgramBuilder b = offloadedAdamwProgram();
-  exec::LoadedPackage package = b.package();
-  auto device = std::make_unique<SeparateMemoryDevice>();
-  SeparateMemoryDevice &separate = *device;
-  std::unique_ptr<RankExecutor> onDevice, onCpu;
-  HETC_ASSERT_OK(
-      RankExecutor::create(package, 0, std::move(device), &onDevice));
-  HETC_ASSERT_OK(
-      RankExecutor::create(package, 0, exec::cpuKernelRegistry(), &onCpu));
-  for (int64_t s = 0; s < 3; ++s) {
-    int toHost = separate.copiesToHost, toDevice = separate.copiesToDevice;
-    float stepCount;
-    for (RankExecutor *rank : {onDevice.get(), onCpu.get()}) {
-      HETC_ASSERT_OK(rank->runStep(s, loader, &stepCount));
-      EXPECT_EQ(stepCount, static_cast<float>(s + 1));
-    }
-    // A step copies the parameter, gradient and step count to the host and
-    // reads the loss; it copies the tokens in and the update back.
-    EXPECT_EQ(separate.copiesToHost - toHost, 3 + 1);
-    EXPECT_EQ(separate.copiesToDevice - toDevice, 1 + 1);
-  }
-
-  F32 p({3}, {1.0f, -2.0f, 0.5f}), g({3}, {0.3f, -0.1f, 2.0f}), m({3}), v({3});
-  cpu::AdamWOptions options;
-  options.lr = 0.1;
-  options.weightDecay = 0.01;
-  for (int64_t t = 1; t <= 3; ++t)
-    HETC_ASSERT_OK(cpu::adamwStep(p.view(), g.view(), m.view(), v.view(),
-                                  I64({}, {t}).view(), options));
-  std::vector<float> deviceP;
-  deviceP.resize(3);
-  HETC_ASSERT_OK(onDevice->device().copyToHost(
-      deviceP.data(), onDevice->buffers().view(0).data, 3 * sizeof(float)));
-  EXPECT_EQ(deviceP, p.v);
-  EXPECT_EQ(valuesOf(onCpu->buffers().view(0)), p.v);
-  // The state stays on the host, where checkpoints read it.
-  for (RankExecutor *rank : {onDevice.get(), onCpu.get()}) {
-    std::vector<hetc::package::NamedTensor> state;
-    HETC_ASSERT_OK(rank->snapshot(pkg::OPTIMIZER_STATE, &state));
-    for (const hetc::package::NamedTensor &tensor : state) {
-      if (tensor.name != "p.adam_m" && tensor.name != "p.adam_v")
-        continue;
-      std::vector<float> values(3);
-      ASSERT_EQ(tensor.data.size(), values.size() * sizeof(float));
-      std::memcpy(values.data(), tensor.data.data(), tensor.data.size());
-      EXPECT_EQ(values, tensor.name == "p.adam_m" ? m.v : v.v) << tensor.name;
-    }
-  }
 }
 
 } // namespace

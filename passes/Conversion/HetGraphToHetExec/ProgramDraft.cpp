@@ -94,7 +94,27 @@ static bool keepsState(hetx::BufferKind kind) {
          kind == hetx::BufferKind::constant;
 }
 
+std::vector<int64_t> ProgramDraft::hostComputeLaunches() const {
+  std::vector<int64_t> found;
+  auto onHost = [&](int id) { return buffers[id].onHost; };
+  for (auto [index, launch] : llvm::enumerate(launches))
+    if (launch.kernel != "copy" && (llvm::any_of(launch.inputs, onHost) ||
+                                    llvm::any_of(launch.outputs, onHost)))
+      found.push_back(static_cast<int64_t>(index));
+  return found;
+}
+
 int64_t ProgramDraft::layOutArena(bool host, Layout &layout) const {
+  // The runtime copies the next piece of an offloaded update to the host
+  // beside this piece's update (runtime/exec/HostPipeline.h): a host
+  // activation keeps its bytes until the host's next kernel after its last
+  // use, so that consecutive pieces stage in different bytes.
+  std::vector<int64_t> hostKernels =
+      host ? hostComputeLaunches() : std::vector<int64_t>();
+  auto heldUntil = [&](int64_t lastUse) {
+    auto next = llvm::upper_bound(hostKernels, lastUse);
+    return next == hostKernels.end() ? lastUse : *next;
+  };
   std::vector<lower::BufferRequest> requests;
   std::vector<int> owners;
   for (auto [index, buffer] : llvm::enumerate(buffers)) {
@@ -106,7 +126,8 @@ int64_t ProgramDraft::layOutArena(bool host, Layout &layout) const {
       requests.push_back(lower::BufferRequest::persistentBuffer(bytes));
     else
       requests.push_back(lower::BufferRequest::activation(
-          bytes, std::min(buffer.firstUse, buffer.lastUse), buffer.lastUse));
+          bytes, std::min(buffer.firstUse, buffer.lastUse),
+          heldUntil(buffer.lastUse)));
   }
   lower::MemoryPlan plan = lower::planMemory(requests);
   for (auto [request, owner] : llvm::enumerate(owners))

@@ -117,6 +117,8 @@ private:
   /// The buffers' own arenas, the device's and the host's: persistent
   /// first, then the activations.
   Layout layOut() const;
+  /// The launches that compute on host buffers (not copies), in order.
+  std::vector<int64_t> hostComputeLaunches() const;
   /// Places the owning buffers of one arena into `layout.offsets`; returns
   /// the arena's size.
   int64_t layOutArena(bool host, Layout &layout) const;
