@@ -42,6 +42,21 @@ const Link &Cluster::linkBetweenDatacenters(llvm::StringRef a,
   return interDatacenter;
 }
 
+const Link *Cluster::uplinkOf(llvm::StringRef name) const {
+  for (const DatacenterUplink &uplink : datacenterUplinks)
+    if (uplink.datacenter == name)
+      return &uplink.link;
+  return nullptr;
+}
+
+std::vector<std::string> Cluster::datacenters() const {
+  std::vector<std::string> names;
+  for (const Node &node : nodes)
+    if (!llvm::is_contained(names, node.datacenter))
+      names.push_back(node.datacenter);
+  return names;
+}
+
 int Cluster::deviceIndex(llvm::StringRef name) const {
   auto it = llvm::find_if(
       devices, [&](const Device &device) { return device.name == name; });
@@ -192,6 +207,7 @@ private:
   llvm::Error readGpuEntry(const YamlValue &value, int node);
   llvm::Error readLinks(const YamlValue &value, Cluster &cluster);
   llvm::Error readDatacenterPairs(const YamlValue &list, Cluster &cluster);
+  llvm::Error readDatacenterUplinks(const YamlValue &list, Cluster &cluster);
   llvm::Error checkLinks(const Cluster &cluster,
                          const YamlPlace &linksPlace) const;
   llvm::Expected<llvm::StringMap<TypeDefinition>> defineTypes() const;
@@ -409,11 +425,15 @@ llvm::Error ClusterReader::readGpuEntry(const YamlValue &value, int node) {
 }
 
 llvm::Error ClusterReader::readLinks(const YamlValue &value, Cluster &cluster) {
-  if (llvm::Error error = value.checkMapping(
-          {"inter_node", "inter_datacenter", "datacenter_pairs"}))
+  if (llvm::Error error =
+          value.checkMapping({"inter_node", "inter_datacenter",
+                              "datacenter_pairs", "datacenter_uplinks"}))
     return error;
   if (const YamlValue *pairs = value.field("datacenter_pairs"))
     if (llvm::Error error = readDatacenterPairs(*pairs, cluster))
+      return error;
+  if (const YamlValue *uplinks = value.field("datacenter_uplinks"))
+    if (llvm::Error error = readDatacenterUplinks(*uplinks, cluster))
       return error;
   if (const YamlValue *interNode = value.field("inter_node")) {
     auto link = readLink(*interNode, /*intraNode=*/false);
@@ -440,10 +460,7 @@ llvm::Error ClusterReader::readDatacenterPairs(const YamlValue &list,
     return errorAt(list.place, "expected a list of {between: [DC, DC], "
                                "bandwidth_GBps: N, latency_us: N}, got " +
                                    list.describe());
-  llvm::SmallVector<llvm::StringRef> datacenters;
-  for (const Node &node : cluster.nodes)
-    if (!llvm::is_contained(datacenters, node.datacenter))
-      datacenters.push_back(node.datacenter);
+  std::vector<std::string> datacenters = cluster.datacenters();
   for (const YamlValue &item : list.items) {
     auto link = readLink(item, /*intraNode=*/false, {"between"});
     if (!link)
@@ -482,6 +499,44 @@ llvm::Error ClusterReader::readDatacenterPairs(const YamlValue &list,
   return llvm::Error::success();
 }
 
+llvm::Error ClusterReader::readDatacenterUplinks(const YamlValue &list,
+                                                 Cluster &cluster) {
+  if (list.kind != YamlValue::Kind::List)
+    return errorAt(list.place, "expected a list of {datacenter: DC, "
+                               "bandwidth_GBps: N}, got " +
+                                   list.describe());
+  std::vector<std::string> datacenters = cluster.datacenters();
+  for (const YamlValue &item : list.items) {
+    if (llvm::Error error = item.checkMapping({"datacenter", "bandwidth_GBps"}))
+      return error;
+    auto datacenter = item.requireField(
+        "datacenter", "name the datacenter whose uplink this is");
+    if (!datacenter)
+      return datacenter.takeError();
+    auto name = datacenter->getString();
+    if (!name)
+      return name.takeError();
+    if (!llvm::is_contained(datacenters, *name))
+      return errorAt(datacenter->place, "no node is in datacenter \"" + *name +
+                                            "\"; the nodes' datacenters are " +
+                                            llvm::join(datacenters, ", "));
+    if (cluster.uplinkOf(*name))
+      return errorAt(datacenter->place,
+                     "the uplink of \"" + *name + "\" is given twice");
+    auto bandwidth = item.requireField(
+        "bandwidth_GBps", "give the GB/s the datacenter can send out (and "
+                          "take in) in all, per direction");
+    if (!bandwidth)
+      return bandwidth.takeError();
+    auto bandwidthGBps = bandwidth->getNumber(/*allowZero=*/false);
+    if (!bandwidthGBps)
+      return bandwidthGBps.takeError();
+    cluster.datacenterUplinks.push_back(
+        {std::move(*name), Link{"uplink", *bandwidthGBps, 0}});
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error ClusterReader::checkLinks(const Cluster &cluster,
                                       const YamlPlace &linksPlace) const {
   if (cluster.nodes.size() >= 2 && !hasInterNode)
@@ -491,10 +546,7 @@ llvm::Error ClusterReader::checkLinks(const Cluster &cluster,
                        " nodes needs it: links: {inter_node: "
                        "{bandwidth_GBps: N, latency_us: N}} (what one node "
                        "can send another, per direction)");
-  llvm::SmallVector<llvm::StringRef> datacenters;
-  for (const Node &node : cluster.nodes)
-    if (!llvm::is_contained(datacenters, node.datacenter))
-      datacenters.push_back(node.datacenter);
+  std::vector<std::string> datacenters = cluster.datacenters();
   if (hasInterDatacenter)
     return llvm::Error::success();
   // Without a default every pair of datacenters needs its own link.

@@ -94,6 +94,14 @@ struct DatacenterPair {
   Link link;
 };
 
+/// A datacenter's uplink: every transfer leaving the datacenter, whichever
+/// datacenter it goes to, shares its way out, and every transfer arriving
+/// its way in.
+struct DatacenterUplink {
+  std::string datacenter;
+  Link link;
+};
+
 struct Cluster {
   std::string name;
   std::vector<Node> nodes;
@@ -102,11 +110,17 @@ struct Cluster {
   Link interNode;       // between nodes of one datacenter
   Link interDatacenter; // between datacenters no pair below names
   std::vector<DatacenterPair> datacenterPairs;
+  std::vector<DatacenterUplink> datacenterUplinks;
 
   /// The link between datacenters `a` and `b` (a != b): their pair's, else
   /// interDatacenter.
   const Link &linkBetweenDatacenters(llvm::StringRef a,
                                      llvm::StringRef b) const;
+
+  /// The uplink of datacenter `name`; null when the file gives none.
+  const Link *uplinkOf(llvm::StringRef name) const;
+  /// The datacenters of the nodes, in node order, each once.
+  std::vector<std::string> datacenters() const;
 
   /// The link a transfer between devices `a` and `b` (a != b) crosses.
   const Link &linkBetween(int a, int b) const;

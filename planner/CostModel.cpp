@@ -128,7 +128,7 @@ double ringStepSeconds(const LinkChannels &channels,
   // search times rings of thousands of members many times over.
   thread_local std::vector<int> crossings;
   crossings.resize(std::max<size_t>(crossings.size(), channels.size()), 0);
-  llvm::SmallVector<int, 3> path;
+  llvm::SmallVector<int, 5> path;
   auto hopPath = [&](size_t i) {
     path.clear();
     channels.path(devices[i], devices[(i + 1) % p], path);
@@ -391,7 +391,15 @@ double CostModel::computeSeconds(int device, int64_t firstSegment,
 double CostModel::transferSeconds(int from, int to, int64_t bytes) const {
   if (from == to)
     return 0;
-  return cluster_.linkBetween(from, to).seconds(bytes);
+  // The link's latency, the bytes at the slowest channel on the way (a
+  // datacenter's uplink may be slower than its link to the other).
+  llvm::SmallVector<int, 5> path;
+  channels_.path(from, to, path);
+  double slowest = std::numeric_limits<double>::infinity();
+  for (int channel : path)
+    slowest = std::min(slowest, channels_.link(channel).bandwidthGBps);
+  return cluster_.linkBetween(from, to).latencyUs * 1e-6 +
+         static_cast<double>(bytes) / (slowest * 1e9);
 }
 
 double CostModel::stagingSeconds(int device, int64_t bytes) const {

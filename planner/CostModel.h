@@ -18,7 +18,8 @@
 // Where a measured profile covers a call (its device type, precision and
 // every segment of the range), the call takes the measured seconds
 // instead, and a measured kernel kind its measured rate.
-// Transfers: latency + bytes / bandwidth of the link between the devices;
+// Transfers: the latency of the link between the devices + bytes / the
+// bandwidth of the slowest channel on the way (LinkChannels.h);
 // their senders only copy the message into a buffer meanwhile.
 // Collectives: rings in member order (all-reduce: a ring or a tree, the
 // faster), each step as long as its slowest transfer, where transfers that
@@ -121,7 +122,9 @@ public:
   computeSeconds(int device, int64_t firstSegment, int64_t endSegment,
                  bool backward, int64_t samples, bool recompute = false,
                  std::optional<Precision> precision = std::nullopt) const;
-  /// Seconds to move `bytes` from `from` to `to` (0 when they are equal).
+  /// Seconds to move `bytes` from `from` to `to` (0 when they are equal):
+  /// their link's latency, then the bytes at the slowest channel's
+  /// bandwidth on the way.
   double transferSeconds(int from, int to, int64_t bytes) const;
   /// Seconds a sender on `device` spends on a message of `bytes`: copying
   /// it into the communicator's buffer (a read and a write of its memory);

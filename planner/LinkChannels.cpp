@@ -1,7 +1,8 @@
 //===- LinkChannels.cpp ---------------------------------------------------===//
 //
 // Channel numbers: device d's port out is 2d and in 2d + 1; then node n's
-// network ports out and in; then the directed datacenter pairs.
+// network ports out and in; then the directed datacenter pairs; then each
+// datacenter's uplink out and in.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,9 +31,13 @@ int LinkChannels::datacenterBase() const {
   return nodeBase() + 2 * static_cast<int>(cluster.nodes.size());
 }
 
-int LinkChannels::size() const {
+int LinkChannels::uplinkBase() const {
   int count = static_cast<int>(datacenters.size());
   return datacenterBase() + count * count;
+}
+
+int LinkChannels::size() const {
+  return uplinkBase() + 2 * static_cast<int>(datacenters.size());
 }
 
 void LinkChannels::path(int from, int to,
@@ -48,9 +53,14 @@ void LinkChannels::path(int from, int to,
   channels.push_back(nodeBase() + 2 * nodeFrom);
   channels.push_back(nodeBase() + 2 * nodeTo + 1);
   int dcFrom = datacenterOfNode[nodeFrom], dcTo = datacenterOfNode[nodeTo];
-  if (dcFrom != dcTo)
-    channels.push_back(datacenterBase() +
-                       dcFrom * static_cast<int>(datacenters.size()) + dcTo);
+  if (dcFrom == dcTo)
+    return;
+  if (cluster.uplinkOf(datacenters[dcFrom]))
+    channels.push_back(uplinkBase() + 2 * dcFrom);
+  if (cluster.uplinkOf(datacenters[dcTo]))
+    channels.push_back(uplinkBase() + 2 * dcTo + 1);
+  channels.push_back(datacenterBase() +
+                     dcFrom * static_cast<int>(datacenters.size()) + dcTo);
 }
 
 void LinkChannels::ring(llvm::ArrayRef<int> devices,
@@ -69,6 +79,8 @@ const Link &LinkChannels::link(int channel) const {
     return cluster.nodes[cluster.devices[channel / 2].node].intraNode;
   if (channel < datacenterBase())
     return cluster.interNode;
+  if (channel >= uplinkBase())
+    return *cluster.uplinkOf(datacenters[(channel - uplinkBase()) / 2]);
   int pair = channel - datacenterBase();
   int count = static_cast<int>(datacenters.size());
   return cluster.linkBetweenDatacenters(datacenters[pair / count],
@@ -84,6 +96,9 @@ std::string LinkChannels::name(int channel) const {
     return "node " + cluster.nodes[node].name +
            ((channel - nodeBase()) % 2 ? " in" : " out");
   }
+  if (channel >= uplinkBase())
+    return "datacenter " + datacenters[(channel - uplinkBase()) / 2] +
+           ((channel - uplinkBase()) % 2 ? " uplink in" : " uplink out");
   int pair = channel - datacenterBase();
   int count = static_cast<int>(datacenters.size());
   return "datacenter " + datacenters[pair / count] + " to " +

@@ -4,10 +4,12 @@
 // of a transfer are the parts it occupies for its whole time: between two
 // GPUs of a node, the sender's port out and the receiver's port in; between
 // nodes, the sending node's network port out and the receiving node's port
-// in; between datacenters also the link from the sender's datacenter to the
-// receiver's. The simulator lets transfers that share a channel take turns,
-// so no plan moves more over a channel than its bandwidth allows: a step is
-// never predicted shorter than the busiest channel's transfers.
+// in; between datacenters also the sender's datacenter's uplink out and the
+// receiver's uplink in, where the cluster gives them, and the link from the
+// sender's datacenter to the receiver's. The simulator lets transfers that
+// share a channel take turns, so no plan moves more over a channel than its
+// bandwidth allows: a step is never predicted shorter than the busiest
+// channel's transfers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,9 +40,10 @@ public:
   int size() const;
   /// The link whose bandwidth `channel` has: a device's port, its node's
   /// link within the node; a node's network port, the link between nodes;
-  /// a pair of datacenters, theirs.
+  /// a pair of datacenters, theirs; an uplink, the datacenter's.
   const Link &link(int channel) const;
-  /// "box0/L4:1 out", "node box0 in", "datacenter dc0 to dc1".
+  /// "box0/L4:1 out", "node box0 in", "datacenter dc0 to dc1",
+  /// "datacenter dc0 uplink out".
   std::string name(int channel) const;
 
 private:
@@ -49,6 +52,7 @@ private:
   std::vector<std::string> datacenters;
   int nodeBase() const;
   int datacenterBase() const;
+  int uplinkBase() const;
 };
 
 } // namespace hetc::planner

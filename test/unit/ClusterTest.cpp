@@ -489,8 +489,8 @@ links:
   wan: {bandwidth_GBps: 1, latency_us: 5000}
 )"),
             "bad.yaml:7:3: links.internode: unknown key; the keys here are "
-            "inter_node, inter_datacenter, datacenter_pairs (did you mean "
-            "\"inter_node\"?)");
+            "inter_node, inter_datacenter, datacenter_pairs, "
+            "datacenter_uplinks (did you mean \"inter_node\"?)");
 }
 
 TEST(ClusterErrors, KeysGivenTwice) {
@@ -842,6 +842,52 @@ TEST(ClusterErrors, DatacenterPairs) {
                 "    - {between: [east], bandwidth_GBps: 5, latency_us: 1}\n")),
             "bad.yaml:19:18: links.datacenter_pairs[0].between: expected two "
             "datacenters: [DC, DC]");
+}
+
+TEST(ClusterParse, DatacenterUplinksAreOptional) {
+  Cluster cluster = parseOrFail(
+      threeSites(R"(  inter_datacenter: {bandwidth_GBps: 1.25, latency_us: 5000}
+  datacenter_uplinks:
+    - {datacenter: east, bandwidth_GBps: 2}
+)"));
+  const Link *east = cluster.uplinkOf("east");
+  ASSERT_NE(east, nullptr);
+  expectLink(*east, "uplink", 2, 0);
+  EXPECT_EQ(cluster.uplinkOf("west"), nullptr);
+  EXPECT_EQ(cluster.datacenters(),
+            (std::vector<std::string>{"east", "west", "south"}));
+}
+
+TEST(ClusterErrors, DatacenterUplinks) {
+  std::string withDefault =
+      "  inter_datacenter: {bandwidth_GBps: 1.25, latency_us: 5000}\n"
+      "  datacenter_uplinks:\n";
+  EXPECT_EQ(
+      parseError(threeSites(withDefault +
+                            "    - {datacenter: north, bandwidth_GBps: 2}\n")),
+      "bad.yaml:19:20: links.datacenter_uplinks[0].datacenter: no node "
+      "is in datacenter \"north\"; the nodes' datacenters are east, "
+      "west, south");
+  EXPECT_EQ(parseError(threeSites(
+                withDefault + "    - {datacenter: east, bandwidth_GBps: 2}\n" +
+                "    - {datacenter: east, bandwidth_GBps: 3}\n")),
+            "bad.yaml:20:20: links.datacenter_uplinks[1].datacenter: the "
+            "uplink of \"east\" is given twice");
+  EXPECT_EQ(parseError(threeSites(withDefault + "    - {datacenter: east}\n")),
+            "bad.yaml:19:8: links.datacenter_uplinks[0].bandwidth_GBps: "
+            "missing; give the GB/s the datacenter can send out (and take in) "
+            "in all, per direction");
+  EXPECT_EQ(
+      parseError(threeSites(
+          withDefault +
+          "    - {datacenter: east, bandwidth_GBps: 2, latency_us: 1}\n")),
+      "bad.yaml:19:45: links.datacenter_uplinks[0].latency_us: unknown "
+      "key; the keys here are datacenter, bandwidth_GBps");
+  EXPECT_EQ(parseError(threeSites("  inter_datacenter: {bandwidth_GBps: 1.25, "
+                                  "latency_us: 5000}\n  datacenter_uplinks: "
+                                  "{datacenter: east}\n")),
+            "bad.yaml:18:24: links.datacenter_uplinks: expected a list of "
+            "{datacenter: DC, bandwidth_GBps: N}, got a mapping");
 }
 
 TEST(ClusterErrors, UnknownTypeListsTheCatalogAndTheCustomSyntax) {

@@ -332,6 +332,12 @@ TEST(SearchTest, NoPlanIsFasterThanItsBusiestChannelAllows) {
   ModelProfile profile = decoderProfile(DecoderShape::gpt2Small(), kSeqLen);
   std::vector<std::pair<std::string, Cluster>> clusters = exampleClusters();
   clusters.emplace_back("two-sites", parseOrFail(kTwoSites));
+  // East's uplink slower than the link between the sites.
+  clusters.emplace_back("two-sites-uplink",
+                        parseOrFail(kTwoSites.str() +
+                                    "  datacenter_uplinks:\n"
+                                    "    - {datacenter: east, bandwidth_GBps: "
+                                    "0.6}\n"));
   for (const auto &[name, cluster] : clusters) {
     CostModel cost(cluster, profile);
     PlanRequest request = requestFor(cluster);

@@ -419,6 +419,48 @@ TEST(Simulator, TransfersSharingANetworkPortTakeTurns) {
   EXPECT_GE(result.busiestChannelSeconds, 2 * transfer);
 }
 
+TEST(Simulator, TransfersLeavingADatacenterShareItsUplink) {
+  // Stage 0's replicas on nodes n0 and n1 of datacenter a send their
+  // activations to stage 1's on n2 (in b) and n3 (in c): different ports
+  // and datacenter links, but both leave through a's uplink where the
+  // cluster gives one, and then take turns at its bandwidth.
+  Cluster cluster = makeCluster({1, 1, 1, 1});
+  for (auto [node, datacenter] :
+       {std::pair{0, "a"}, {1, "a"}, {2, "b"}, {3, "c"}})
+    cluster.nodes[node].datacenter = datacenter;
+  ModelProfile profile = uniformProfile(2);
+  Plan plan = planFrom(R"({"stages": [
+      {"segments": [0, 1], "replicas": [
+        {"device": "n0/X1:0", "samples": [0, 1]},
+        {"device": "n1/X1:0", "samples": [1, 2]}]},
+      {"segments": [1, 2], "replicas": [
+        {"device": "n2/X1:0", "samples": [0, 1]},
+        {"device": "n3/X1:0", "samples": [1, 2]}]}]})");
+  double start = forwardSeconds(1) + 2 * 65536 / 100e9;
+  auto sendStarts = [&](const Cluster &withLinks) {
+    CostModel cost(withLinks, profile);
+    SimulationResult result = simulateOrFail(plan, cost, /*recordSpans=*/true);
+    std::map<std::string, double> starts;
+    for (const TraceSpan &span : result.spans)
+      if (span.category == "transfer")
+        starts.emplace(span.name, span.start);
+    return std::pair{starts.at("send 0:1 to 2"), starts.at("send 1:2 to 3")};
+  };
+  // Without an uplink both cross the 0.1 GB/s + 1 ms WAN at once.
+  auto [first, second] = sendStarts(cluster);
+  expectNear(start, first);
+  expectNear(start, second);
+  // A 0.05 GB/s uplink is slower than the WAN: each transfer takes 1 ms +
+  // 64 KiB / 0.05 GB/s, one after the other.
+  cluster.datacenterUplinks.push_back({"a", {"uplink", 0.05, 0}});
+  CostModel cost(cluster, profile);
+  double transfer = 1e-3 + 65536 / 0.05e9;
+  expectNear(transfer, cost.transferSeconds(0, 2, 65536));
+  std::tie(first, second) = sendStarts(cluster);
+  expectNear(start, std::min(first, second));
+  expectNear(start + transfer, std::max(first, second));
+}
+
 TEST(Simulator, DevicesMustBeTheClusters) {
   Cluster cluster = makeCluster({1});
   ModelProfile profile = uniformProfile(1);
