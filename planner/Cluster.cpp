@@ -454,6 +454,16 @@ llvm::Error ClusterReader::readLinks(const YamlValue &value, Cluster &cluster) {
   return llvm::Error::success();
 }
 
+/// An error at `value` unless `name` is one of the nodes' `datacenters`.
+static llvm::Error checkDatacenter(const YamlValue &value, llvm::StringRef name,
+                                   llvm::ArrayRef<std::string> datacenters) {
+  if (llvm::is_contained(datacenters, name))
+    return llvm::Error::success();
+  return errorAt(value.place, "no node is in datacenter \"" + name +
+                                  "\"; the nodes' datacenters are " +
+                                  llvm::join(datacenters, ", "));
+}
+
 llvm::Error ClusterReader::readDatacenterPairs(const YamlValue &list,
                                                Cluster &cluster) {
   if (list.kind != YamlValue::Kind::List)
@@ -476,10 +486,8 @@ llvm::Error ClusterReader::readDatacenterPairs(const YamlValue &list,
       auto name = end.getString();
       if (!name)
         return name.takeError();
-      if (!llvm::is_contained(datacenters, *name))
-        return errorAt(end.place, "no node is in datacenter \"" + *name +
-                                      "\"; the nodes' datacenters are " +
-                                      llvm::join(datacenters, ", "));
+      if (llvm::Error error = checkDatacenter(end, *name, datacenters))
+        return error;
       (index == 0 ? pair.first : pair.second) = std::move(*name);
     }
     if (pair.first == pair.second)
@@ -516,10 +524,8 @@ llvm::Error ClusterReader::readDatacenterUplinks(const YamlValue &list,
     auto name = datacenter->getString();
     if (!name)
       return name.takeError();
-    if (!llvm::is_contained(datacenters, *name))
-      return errorAt(datacenter->place, "no node is in datacenter \"" + *name +
-                                            "\"; the nodes' datacenters are " +
-                                            llvm::join(datacenters, ", "));
+    if (llvm::Error error = checkDatacenter(*datacenter, *name, datacenters))
+      return error;
     if (cluster.uplinkOf(*name))
       return errorAt(datacenter->place,
                      "the uplink of \"" + *name + "\" is given twice");
