@@ -14,13 +14,13 @@
 
 namespace hetc::planner {
 
-LinkChannels::LinkChannels(const Cluster &cluster) : cluster(cluster) {
-  for (const Node &node : cluster.nodes) {
-    auto known = llvm::find(datacenters, node.datacenter);
-    datacenterOfNode.push_back(static_cast<int>(known - datacenters.begin()));
-    if (known == datacenters.end())
-      datacenters.push_back(node.datacenter);
-  }
+LinkChannels::LinkChannels(const Cluster &cluster)
+    : cluster(cluster), datacenters(cluster.datacenters()) {
+  for (const Node &node : cluster.nodes)
+    datacenterOfNode.push_back(static_cast<int>(
+        llvm::find(datacenters, node.datacenter) - datacenters.begin()));
+  for (const std::string &name : datacenters)
+    hasUplink.push_back(cluster.uplinkOf(name) != nullptr);
 }
 
 int LinkChannels::nodeBase() const {
@@ -55,9 +55,9 @@ void LinkChannels::path(int from, int to,
   int dcFrom = datacenterOfNode[nodeFrom], dcTo = datacenterOfNode[nodeTo];
   if (dcFrom == dcTo)
     return;
-  if (cluster.uplinkOf(datacenters[dcFrom]))
+  if (hasUplink[dcFrom])
     channels.push_back(uplinkBase() + 2 * dcFrom);
-  if (cluster.uplinkOf(datacenters[dcTo]))
+  if (hasUplink[dcTo])
     channels.push_back(uplinkBase() + 2 * dcTo + 1);
   channels.push_back(datacenterBase() +
                      dcFrom * static_cast<int>(datacenters.size()) + dcTo);

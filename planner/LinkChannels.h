@@ -48,8 +48,9 @@ public:
 
 private:
   const Cluster &cluster;
-  std::vector<int> datacenterOfNode; // index among the cluster's datacenters
-  std::vector<std::string> datacenters;
+  std::vector<std::string> datacenters; // Cluster::datacenters
+  std::vector<int> datacenterOfNode;    // index into datacenters
+  std::vector<bool> hasUplink;          // per datacenter
   int nodeBase() const;
   int datacenterBase() const;
   int uplinkBase() const;
